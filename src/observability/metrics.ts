@@ -1,0 +1,27 @@
+// Prometheus metrics (prom-client), one registry per host so tests can run
+// several hosts in one process. Labels carry ids only, never credentials.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface HostMetrics {
+  registry: Registry;
+  sourceRefreshes: Counter<'source'>;
+  sourceFailures: Counter<'source'>;
+  sourceTools: Gauge<'source'>;
+  snapshotBuilds: Counter<string>;
+  snapshotBuildSeconds: Histogram<string>;
+  catalogTools: Gauge<string>;
+}
+
+export function createMetrics(withDefaults = false): HostMetrics {
+  const registry = new Registry();
+  if (withDefaults) collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    sourceRefreshes: new Counter({ name: 'toolhost_source_refreshes_total', help: 'Successful tool-list reads per source', labelNames: ['source'], registers: [registry] }),
+    sourceFailures: new Counter({ name: 'toolhost_source_failures_total', help: 'Failed connects or tool-list reads per source', labelNames: ['source'], registers: [registry] }),
+    sourceTools: new Gauge({ name: 'toolhost_source_tools', help: 'Tools currently served from each source', labelNames: ['source'], registers: [registry] }),
+    snapshotBuilds: new Counter({ name: 'toolhost_snapshot_builds_total', help: 'Catalog snapshots built', registers: [registry] }),
+    snapshotBuildSeconds: new Histogram({ name: 'toolhost_snapshot_build_seconds', help: 'Time to build a catalog snapshot', registers: [registry], buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5] }),
+    catalogTools: new Gauge({ name: 'toolhost_catalog_tools', help: 'Tools in the current snapshot', registers: [registry] }),
+  };
+}
