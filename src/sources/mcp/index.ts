@@ -1,0 +1,579 @@
+// MCP servers as a tool source (issue "MCP servers as a tool source: every
+// page, live refresh, failure isolation").
+//
+// One McpSource per configured server. It connects with the SDK Client over
+// stdio or HTTP (Streamable HTTP, falling back to HTTP+SSE), reads every
+// `tools/list` page, re-reads on `notifications/tools/list_changed`
+// (debounced) and periodically, and reconnects with exponential backoff when
+// the server is down, exits, hangs or answers garbage. The last good tools
+// stay served meanwhile (`keepStaleTools`). Nothing the server says about its
+// tools' behaviour (annotations) is used: RawTool.derived stays undefined.
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  ResultSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { envRefNames, resolveEnvRefs, resolveEnvRefsInRecord } from '../../config/env-refs.js';
+import type { RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool.js';
+import type { SourceContext } from '../source-context.js';
+import { withDefaults, type McpSourceConfig, type ResolvedMcpOptions } from './config-schema.js';
+import { Redactor, displayUrl } from './redact.js';
+import { ToolCollector, showName } from './tool-filter.js';
+
+export { mcpSourceConfigSchema, MCP_DEFAULTS, withDefaults } from './config-schema.js';
+export type { McpSourceConfig, McpStdioConfig, McpHttpConfig, McpBackoffConfig, ResolvedMcpOptions } from './config-schema.js';
+
+const CLIENT_INFO = { name: 'toolhost', version: '0.1.0' };
+/** Per-read cap on individually logged skipped-entry warnings. */
+const MAX_ISSUE_LINES = 20;
+/** Per-connection cap on child stderr lines forwarded to the debug log. */
+const MAX_STDERR_LINES = 50;
+
+export interface McpCallOptions {
+  signal?: AbortSignal;
+  /** Defaults to the server's `callTimeoutMs`. */
+  timeoutMs?: number;
+}
+
+export type McpCallErrorCode = 'unknown_tool' | 'invalid_arguments' | 'unavailable' | 'timeout' | 'cancelled' | 'upstream_error';
+
+/** A `callTool` failure; `message` is credential-free. */
+export class McpCallError extends Error {
+  constructor(
+    readonly code: McpCallErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'McpCallError';
+  }
+}
+
+export interface McpToolSource extends ToolSource {
+  /** The configured server id (the toolId server part). */
+  readonly serverId: string;
+  /**
+   * Forwards `tools/call` over the current connection. `name` is the MCP tool
+   * name (not the toolId) and must be one this source currently serves.
+   * Rejects with McpCallError; a tool-level failure is a result with `isError`.
+   */
+  callTool(name: string, args: unknown, options?: McpCallOptions): Promise<CallToolResult>;
+}
+
+type TransportKind = 'stdio' | 'streamable-http' | 'sse';
+
+interface Conn {
+  seq: number;
+  kind: TransportKind;
+  client: Client;
+  transport: Transport;
+  dead: boolean;
+  timers: NodeJS.Timeout[];
+  refreshing?: Promise<void>;
+  queued?: string;
+  debounce?: NodeJS.Timeout;
+  burstStart?: number;
+  pinging: boolean;
+  stderrLines: number;
+}
+
+interface ReadResult {
+  collector: ToolCollector;
+  pages: number;
+  /** Why the read stopped early, if it did. */
+  truncated?: string;
+  timedOut: boolean;
+}
+
+class ConnectTimeout extends Error {}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** Streamable HTTP answered as an old HTTP+SSE server would (4xx other than auth/rate). */
+function wantsSseFallback(err: unknown): boolean {
+  if (!(err instanceof StreamableHTTPError) || err.code === undefined) return false;
+  return err.code >= 400 && err.code < 500 && err.code !== 401 && err.code !== 403 && err.code !== 429;
+}
+
+class McpSource implements McpToolSource {
+  readonly id: string;
+  readonly kind = 'mcp' as const;
+  readonly serverId: string;
+
+  private readonly opts: ResolvedMcpOptions;
+  private readonly log: Logger;
+  private readonly redactor = new Redactor();
+  private readonly target: string;
+
+  private state: SourceState = 'connecting';
+  private list: readonly RawTool[] = [];
+  private names = new Set<string>();
+  private fingerprint = '[]';
+  private lastRefresh?: string;
+  private lastError?: string;
+  private lastIssuesKey = '';
+
+  private onChange: () => void = () => {};
+  private started = false;
+  private stopped = false;
+  private conn?: Conn;
+  private readonly conns = new Set<Conn>();
+  private connSeq = 0;
+  private attempt = 0;
+  private reconnectTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly config: McpSourceConfig,
+    private readonly ctx: SourceContext,
+  ) {
+    this.serverId = config.id;
+    this.id = `mcp:${config.id}`;
+    this.opts = withDefaults(config);
+    this.log = ctx.logger.child({ source: this.id, server: config.id });
+    this.target = config.transport === 'stdio' ? config.command : displayUrl(config.url);
+    // Literal header/env values may be credentials too: never print them.
+    if (config.transport === 'stdio') this.redactor.add(Object.values(config.env ?? {}));
+    else this.redactor.add(Object.values(config.headers ?? {}));
+  }
+
+  // ---- ToolSource ----------------------------------------------------------
+
+  async start(onChange: () => void): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.onChange = onChange;
+    this.ctx.metrics.sourceTools.set({ source: this.id }, 0);
+    const first = this.connect();
+    // Resolves by connectTimeoutMs at the latest; connect() never rejects.
+    await Promise.race([first, delay(this.opts.connectTimeoutMs)]);
+  }
+
+  tools(): readonly RawTool[] {
+    return this.list;
+  }
+
+  health(): SourceHealth {
+    const h: SourceHealth = { id: this.id, kind: 'mcp', state: this.state, toolCount: this.list.length };
+    if (this.lastRefresh !== undefined) h.lastRefresh = this.lastRefresh;
+    if (this.lastError !== undefined) h.lastError = this.lastError;
+    return h;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.conn = undefined;
+    await Promise.all([...this.conns].map((c) => this.closeConn(c, true)));
+  }
+
+  async callTool(name: string, args: unknown, options: McpCallOptions = {}): Promise<CallToolResult> {
+    if (!this.names.has(name)) throw new McpCallError('unknown_tool', `mcp server ${this.serverId} serves no tool ${showName(name)}`);
+    if (args === undefined || args === null) args = {};
+    if (typeof args !== 'object' || Array.isArray(args)) throw new McpCallError('invalid_arguments', 'tool arguments must be a JSON object');
+    const conn = this.conn;
+    if (!conn || conn.dead) throw new McpCallError('unavailable', `mcp server ${this.serverId} is not connected`);
+    const timeout = options.timeoutMs ?? this.opts.callTimeoutMs;
+    try {
+      const result = await conn.client.request(
+        { method: 'tools/call', params: { name, arguments: args as Record<string, unknown> } },
+        CallToolResultSchema,
+        { timeout, signal: options.signal },
+      );
+      return result as CallToolResult;
+    } catch (err) {
+      if (options.signal?.aborted) throw new McpCallError('cancelled', `call to ${showName(name)} on mcp server ${this.serverId} was cancelled`);
+      if (isTimeout(err)) throw new McpCallError('timeout', `call to ${showName(name)} on mcp server ${this.serverId} timed out after ${timeout} ms`);
+      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+        throw new McpCallError('unavailable', `mcp server ${this.serverId} closed the connection`);
+      }
+      throw new McpCallError('upstream_error', `mcp server ${this.serverId}: ${this.redactor.error(err)}`);
+    }
+  }
+
+  // ---- connecting ----------------------------------------------------------
+
+  /** One connection attempt: handshake, then the first full read. Never rejects. */
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const seq = ++this.connSeq;
+    const t0 = performance.now();
+    // Created before anything else, so it fires before start()'s own deadline.
+    let deadlineTimer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      deadlineTimer = setTimeout(
+        () => reject(new ConnectTimeout(`connect timed out after ${this.opts.connectTimeoutMs} ms`)),
+        this.opts.connectTimeoutMs,
+      );
+      deadlineTimer.unref();
+    });
+    deadline.catch(() => {});
+    let conn: Conn;
+    try {
+      conn = await this.open(seq, deadline);
+    } catch (err) {
+      this.fail(undefined, err, 'connect');
+      return;
+    } finally {
+      clearTimeout(deadlineTimer);
+    }
+    if (this.stopped || seq !== this.connSeq) {
+      void this.closeConn(conn);
+      return;
+    }
+    this.conn = conn;
+    this.log.info({ event: 'connect', transport: conn.kind, target: this.target, ms: Math.round(performance.now() - t0) }, 'mcp server connected');
+    await this.runRefresh(conn, 'connect');
+    if (conn.dead) return;
+    this.attempt = 0;
+    if (this.opts.refreshIntervalMs > 0) {
+      conn.timers.push(setInterval(() => void this.runRefresh(conn, 'periodic'), this.opts.refreshIntervalMs).unref());
+    }
+    if (this.opts.pingIntervalMs > 0) {
+      conn.timers.push(setInterval(() => void this.ping(conn), this.opts.pingIntervalMs).unref());
+    }
+  }
+
+  /** Resolves `${VAR}`s, builds the transport(s) and runs `initialize`. */
+  private async open(seq: number, deadline: Promise<never>): Promise<Conn> {
+    const env = this.ctx.env;
+    const config = this.config;
+    // Every value a `${VAR}` resolves to is a secret from here on.
+    const refs = (s: string) => envRefNames(s).map((n) => env[n]).filter((v): v is string => typeof v === 'string');
+
+    if (config.transport === 'stdio') {
+      const args = (config.args ?? []).map((a) => resolveEnvRefs(a, env));
+      const extraEnv = resolveEnvRefsInRecord(config.env, env);
+      this.redactor.add([...(config.args ?? []).flatMap(refs), ...Object.values(extraEnv)]);
+      const childEnv: Record<string, string> = {};
+      for (const key of DEFAULT_INHERITED_ENV_VARS) {
+        const v = env[key];
+        if (v !== undefined && !v.startsWith('()')) childEnv[key] = v;
+      }
+      Object.assign(childEnv, extraEnv);
+      const command = config.command.includes('/') && !path.isAbsolute(config.command) ? path.resolve(this.ctx.configDir, config.command) : config.command;
+      const transport = new StdioClientTransport({
+        command,
+        args,
+        env: childEnv,
+        cwd: path.resolve(this.ctx.configDir, config.cwd ?? '.'),
+        stderr: 'pipe',
+      });
+      const conn = this.newConn(seq, 'stdio', transport);
+      this.drainStderr(conn, transport.stderr as Readable | null);
+      await this.handshake(conn, deadline);
+      return conn;
+    }
+
+    const url = new URL(resolveEnvRefs(config.url, env));
+    const headers = resolveEnvRefsInRecord(config.headers, env);
+    this.redactor.add([...refs(config.url), ...Object.values(headers)]);
+    for (const part of [url.username, url.password]) {
+      if (!part) continue;
+      let decoded = part;
+      try {
+        decoded = decodeURIComponent(part);
+      } catch {
+        // keep the raw form
+      }
+      this.redactor.add([part, decoded]);
+    }
+    for (const v of url.searchParams.values()) this.redactor.add([v]);
+
+    const streamable = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers },
+      reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
+    });
+    const first = this.newConn(seq, 'streamable-http', streamable);
+    try {
+      await this.handshake(first, deadline);
+      return first;
+    } catch (err) {
+      if (!wantsSseFallback(err)) throw err;
+      this.log.info({ event: 'fallback', target: this.target, status: (err as StreamableHTTPError).code }, 'mcp server does not speak Streamable HTTP, trying HTTP+SSE');
+    }
+    const sse = new SSEClientTransport(url, { requestInit: { headers } });
+    const second = this.newConn(seq, 'sse', sse);
+    await this.handshake(second, deadline);
+    return second;
+  }
+
+  private newConn(seq: number, kind: TransportKind, transport: Transport): Conn {
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const conn: Conn = { seq, kind, client, transport, dead: false, timers: [], pinging: false, stderrLines: 0 };
+    this.conns.add(conn);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onListChanged(conn));
+    client.onclose = () => {
+      if (!conn.dead && conn === this.conn) this.fail(conn, new Error(kind === 'stdio' ? 'server process exited' : 'connection closed'), 'disconnect');
+    };
+    client.onerror = (err) => {
+      if (conn.dead) return;
+      this.log.debug({ event: 'transport_error', error: this.redactor.error(err) }, 'mcp transport error');
+      // A broken stream often means the server is gone; confirm with a ping.
+      if (conn === this.conn) void this.ping(conn);
+    };
+    return conn;
+  }
+
+  private async handshake(conn: Conn, deadline: Promise<never>): Promise<void> {
+    try {
+      await Promise.race([conn.client.connect(conn.transport, { timeout: this.opts.connectTimeoutMs }), deadline]);
+    } catch (err) {
+      conn.dead = true;
+      void this.closeConn(conn);
+      throw err;
+    }
+  }
+
+  private drainStderr(conn: Conn, stream: Readable | null): void {
+    if (!stream) return;
+    let buf = '';
+    stream.setEncoding?.('utf8');
+    stream.on('data', (chunk: string | Buffer) => {
+      buf += chunk.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.trim() !== '' && conn.stderrLines++ < MAX_STDERR_LINES) {
+          this.log.debug({ event: 'stderr', line: this.redactor.text(line, 500) }, 'mcp server stderr');
+        }
+      }
+      if (buf.length > 8192) buf = '';
+    });
+    stream.on('error', () => {});
+  }
+
+  private async closeConn(conn: Conn, terminate = false): Promise<void> {
+    conn.dead = true;
+    for (const t of conn.timers) clearInterval(t);
+    conn.timers = [];
+    if (conn.debounce) clearTimeout(conn.debounce);
+    if (!this.conns.delete(conn)) return;
+    try {
+      if (terminate && conn.transport instanceof StreamableHTTPClientTransport && conn.transport.sessionId) {
+        await Promise.race([conn.transport.terminateSession().catch(() => {}), delay(500)]);
+      }
+      await conn.client.close();
+    } catch {
+      // closing a broken connection may fail; it is gone either way
+    }
+  }
+
+  /** A connection (or an attempt) failed: mark, keep or drop tools, back off. */
+  private fail(conn: Conn | undefined, err: unknown, phase: string): void {
+    if (this.stopped) return;
+    if (conn) {
+      if (conn.dead) return;
+      conn.dead = true;
+      if (this.conn === conn) this.conn = undefined;
+      void this.closeConn(conn);
+    }
+    const message = err instanceof ConnectTimeout ? err.message : this.redactor.error(err);
+    this.lastError = `${phase}: ${message}`;
+    this.ctx.metrics.sourceFailures.inc({ source: this.id });
+    const dropped = !this.opts.keepStaleTools && this.apply([], []);
+    this.state = this.list.length > 0 ? 'stale' : 'failed';
+    if (dropped) this.notify();
+    this.log.warn(
+      { event: 'disconnect', phase, error: message, state: this.state, toolCount: this.list.length },
+      `mcp server ${this.serverId} failed (${phase}); ${this.list.length > 0 ? 'serving last good tools' : 'no tools served'}`,
+    );
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    this.attempt++;
+    const { initialMs, maxMs } = this.opts.backoff;
+    const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.attempt - 1, 30));
+    const delayMs = Math.round(base / 2 + (Math.random() * base) / 2);
+    this.log.info({ event: 'backoff', attempt: this.attempt, delayMs }, 'mcp reconnect scheduled');
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.connect();
+    }, delayMs);
+    this.reconnectTimer.unref();
+  }
+
+  private async ping(conn: Conn): Promise<void> {
+    if (conn.dead || conn.pinging || conn.refreshing) return;
+    conn.pinging = true;
+    try {
+      await conn.client.ping({ timeout: this.opts.pageTimeoutMs });
+    } catch (err) {
+      // A JSON-RPC error answer still proves the server is alive.
+      const alive = err instanceof McpError && err.code !== ErrorCode.RequestTimeout && err.code !== ErrorCode.ConnectionClosed;
+      if (!alive) this.fail(conn, err, 'ping');
+    } finally {
+      conn.pinging = false;
+    }
+  }
+
+  // ---- reading the tool list -----------------------------------------------
+
+  private onListChanged(conn: Conn): void {
+    if (conn.dead) return;
+    const now = Date.now();
+    const d = this.opts.debounceMs;
+    conn.burstStart ??= now;
+    if (conn.debounce) clearTimeout(conn.debounce);
+    // Trailing debounce, but a never-ending burst still reads every 10 x debounce.
+    const wait = Math.max(0, Math.min(d, conn.burstStart + d * 10 - now));
+    conn.debounce = setTimeout(() => {
+      conn.debounce = undefined;
+      conn.burstStart = undefined;
+      void this.runRefresh(conn, 'list_changed');
+    }, wait);
+    conn.debounce.unref();
+  }
+
+  /** Serialized reads: a trigger during a read queues exactly one more read. */
+  private runRefresh(conn: Conn, reason: string): Promise<void> {
+    if (conn.dead || this.stopped) return Promise.resolve();
+    if (conn.refreshing) {
+      conn.queued = reason;
+      return conn.refreshing;
+    }
+    conn.refreshing = (async () => {
+      let next: string | undefined = reason;
+      while (next !== undefined && !conn.dead && !this.stopped) {
+        conn.queued = undefined;
+        await this.readOnce(conn, next);
+        next = conn.queued;
+      }
+    })().finally(() => {
+      conn.refreshing = undefined;
+    });
+    return conn.refreshing;
+  }
+
+  private async readOnce(conn: Conn, reason: string): Promise<void> {
+    const t0 = performance.now();
+    let result: ReadResult;
+    try {
+      result = await this.readAllPages(conn);
+    } catch (err) {
+      this.fail(conn, err, 'tools/list');
+      return;
+    }
+    if (conn.dead || this.stopped) return;
+    const ms = Math.round(performance.now() - t0);
+    const { collector, pages, truncated, timedOut } = result;
+    this.reportIssues(collector.issues);
+    if (truncated) this.log.warn({ event: 'truncated', pages, toolCount: collector.size }, `mcp server ${this.serverId}: tool list read stopped early: ${truncated}`);
+
+    if (timedOut) {
+      // A hang mid-read: serve the partial list only if there is nothing better.
+      const used = this.list.length === 0 && this.apply(collector.tools, collector.names);
+      this.fail(conn, new Error(truncated), 'tools/list');
+      if (used) this.notify();
+      return;
+    }
+    const changed = this.apply(collector.tools, collector.names);
+    this.lastRefresh = new Date().toISOString();
+    this.lastError = truncated;
+    this.state = 'connected';
+    this.ctx.metrics.sourceRefreshes.inc({ source: this.id });
+    const level = changed || reason !== 'periodic' ? 'info' : 'debug';
+    this.log[level]({ event: 'refresh', reason, toolCount: collector.size, pages, ms, changed }, 'mcp tool list read');
+    if (changed) this.notify();
+  }
+
+  private async readAllPages(conn: Conn): Promise<ReadResult> {
+    const { maxPages, maxTools, pageTimeoutMs } = this.opts;
+    const collector = new ToolCollector(this.serverId, this.opts);
+    const cursors = new Set<string>();
+    let cursor: string | undefined;
+    let pages = 0;
+    let index = 0;
+    for (;;) {
+      if (pages >= maxPages) return { collector, pages, truncated: `more than maxPages (${maxPages}) pages`, timedOut: false };
+      let page: Record<string, unknown>;
+      try {
+        page = await conn.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ResultSchema, { timeout: pageTimeoutMs });
+      } catch (err) {
+        if (pages > 0 && isTimeout(err)) {
+          return { collector, pages, truncated: `page ${pages + 1} timed out after ${pageTimeoutMs} ms`, timedOut: true };
+        }
+        if (isTimeout(err)) throw new Error(`tools/list timed out after ${pageTimeoutMs} ms`);
+        throw err;
+      }
+      pages++;
+      const entries = page.tools;
+      if (!Array.isArray(entries)) throw new Error(`malformed tools/list result on page ${pages} (tools is not an array)`);
+      for (const entry of entries) {
+        collector.add(entry, index++);
+        if (collector.size > maxTools) {
+          collector.pop();
+          return { collector, pages, truncated: `more than maxTools (${maxTools}) tools`, timedOut: false };
+        }
+      }
+      const next = page.nextCursor;
+      if (next === undefined || next === null || next === '') break;
+      if (typeof next !== 'string') {
+        collector.issues.push(`page ${pages}: nextCursor is not a string; read ends here`);
+        break;
+      }
+      if (cursors.has(next)) return { collector, pages, truncated: `repeated cursor on page ${pages}`, timedOut: false };
+      cursors.add(next);
+      cursor = next;
+    }
+    return { collector, pages, timedOut: false };
+  }
+
+  /** Warns about skipped entries; the same set again on the next read is logged at debug. */
+  private reportIssues(issues: string[]): void {
+    const key = issues.join('\n');
+    const repeat = key === this.lastIssuesKey;
+    this.lastIssuesKey = key;
+    if (issues.length === 0) return;
+    const level = repeat ? 'debug' : 'warn';
+    for (const issue of issues.slice(0, MAX_ISSUE_LINES)) {
+      this.log[level]({ event: 'tool_skipped' }, `mcp server ${this.serverId}: ${this.redactor.text(issue)}`);
+    }
+    if (issues.length > MAX_ISSUE_LINES) {
+      this.log[level]({ event: 'tool_skipped', more: issues.length - MAX_ISSUE_LINES }, `mcp server ${this.serverId}: ${issues.length - MAX_ISSUE_LINES} more tool-list issues not shown`);
+    }
+  }
+
+  /** Replaces the served list; true when it changed. */
+  private apply(tools: RawTool[], names: string[]): boolean {
+    const fingerprint = JSON.stringify(tools);
+    if (fingerprint === this.fingerprint) return false;
+    this.fingerprint = fingerprint;
+    this.list = Object.freeze(tools);
+    this.names = new Set(names);
+    this.ctx.metrics.sourceTools.set({ source: this.id }, tools.length);
+    return true;
+  }
+
+  private notify(): void {
+    try {
+      this.onChange();
+    } catch (err) {
+      this.log.error({ event: 'on_change_error', error: this.redactor.error(err) }, 'onChange listener threw');
+    }
+  }
+}
+
+/** Creates the source for one `sources.mcp[]` entry. Nothing happens until `start()`. */
+export function createMcpSource(config: McpSourceConfig, ctx: SourceContext): McpToolSource {
+  return new McpSource(config, ctx);
+}
