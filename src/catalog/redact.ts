@@ -1,0 +1,85 @@
+// Keeps credential material out of descriptors (seed: "A descriptor MUST NOT
+// carry credential material"). Upstream data is untrusted: a schema `default`
+// may hold a real token. Two checks, anywhere at any depth: a secret-named key
+// with a string value, and a string shaped like a credential. Inside schema
+// data keywords (default, examples, const, enum) the whole keyword is dropped,
+// which only loosens the schema; elsewhere the string is replaced.
+import type { JsonObject, JsonValue } from '../contract/descriptor.js';
+
+const SECRET_KEY = /^(?:x-)?(?:pass(?:word|wd|phrase)?|secret|client[-_]?secret|token|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|bearer|api[-_]?key|apikey|private[-_]?key|authorization|credentials?|cookie|session[-_]?id)$/i;
+
+const SECRET_VALUE_PATTERNS: RegExp[] = [
+  /\bBearer\s+[A-Za-z0-9\-._~+/]{8,}=*/i,
+  /\bBasic\s+[A-Za-z0-9+/]{12,}=*/,
+  /-----BEGIN (?:[A-Z ]+ )?PRIVATE KEY-----/,
+  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/, // JWT
+  /\b(?:sk|pk|rk)[-_](?:live|test|proj|ant)?[-_]?[A-Za-z0-9]{16,}/, // provider API keys
+  /\bgh[pousr]_[A-Za-z0-9]{30,}/, // GitHub tokens
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}/, // Slack tokens
+  /\bAKIA[0-9A-Z]{16}\b/, // AWS access key id
+  /\bAIza[0-9A-Za-z_-]{35}\b/, // Google API key
+  /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]+@/i, // URL with user:password@
+];
+
+const SCHEMA_DATA_KEYWORDS = new Set(['default', 'examples', 'const', 'enum', 'example']);
+const REDACTED = '[redacted]';
+
+export function looksLikeSecret(value: string): boolean {
+  return SECRET_VALUE_PATTERNS.some((re) => re.test(value));
+}
+
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
+/** True when any string in the value is secret-shaped or sits under a secret-named key. */
+function containsSecret(value: JsonValue, key?: string): boolean {
+  if (typeof value === 'string') return (key !== undefined && isSecretKey(key)) || looksLikeSecret(value);
+  if (Array.isArray(value)) return value.some((v) => containsSecret(v));
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => containsSecret(v, k));
+  return false;
+}
+
+export interface RedactResult<T> {
+  value: T;
+  /** JSON pointers of what was removed or replaced; empty when the value was clean. */
+  redacted: string[];
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function redactValue(value: JsonValue, pointer: string, key: string | undefined, found: string[]): JsonValue {
+  if (typeof value === 'string') {
+    if ((key !== undefined && isSecretKey(key)) || looksLikeSecret(value)) {
+      found.push(pointer);
+      return REDACTED;
+    }
+    return value;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => redactValue(v, `${pointer}/${i}`, undefined, found));
+  if (value && typeof value === 'object') {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) {
+      const p = `${pointer}/${escapePointer(k)}`;
+      if (SCHEMA_DATA_KEYWORDS.has(k) && containsSecret(v)) {
+        found.push(p);
+        continue;
+      }
+      out[k] = redactValue(v, p, k, found);
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Returns a copy with credential material removed, and where it was. The input
+ * is not mutated. Cheap when clean: callers cache by content.
+ */
+export function redactCredentials<T extends JsonValue>(value: T): RedactResult<T> {
+  const redacted: string[] = [];
+  const out = redactValue(value, '', undefined, redacted) as T;
+  return { value: redacted.length === 0 ? value : out, redacted };
+}

@@ -1,0 +1,89 @@
+// Holds the current snapshot and replaces it when a source changes (issue 3
+// "Live refresh": swap atomically, a request sees the old or the new catalog,
+// never a mix). Rebuilds are coalesced: a burst of source changes yields one
+// build. A failed rebuild keeps the last good snapshot.
+import type { Logger } from 'pino';
+import type { Policy } from '../classify/policy.js';
+import type { HostMetrics } from '../observability/metrics.js';
+import type { ToolSource } from '../sources/raw-tool.js';
+import { type BuildOptions, type BuildProblem, buildCatalog } from './build.js';
+import { CatalogSnapshot } from './snapshot.js';
+import type { TenantPolicy } from './visibility.js';
+
+export class CatalogBuildError extends Error {
+  constructor(readonly problems: BuildProblem[]) {
+    super(problems.map((p) => p.message).join('\n'));
+  }
+}
+
+export interface CatalogStoreOptions {
+  sources: readonly ToolSource[];
+  policy: Policy;
+  tenants: ReadonlyMap<string, TenantPolicy>;
+  logger: Logger;
+  metrics: HostMetrics;
+  build?: BuildOptions;
+}
+
+type SwapListener = (next: CatalogSnapshot, previous: CatalogSnapshot) => void;
+
+export class CatalogStore {
+  private snapshot: CatalogSnapshot;
+  private generation = 0;
+  private pending = false;
+  private readonly listeners = new Set<SwapListener>();
+
+  constructor(private readonly options: CatalogStoreOptions) {
+    this.snapshot = new CatalogSnapshot([], options.tenants, 0);
+  }
+
+  /** The snapshot to answer a request from; never changes under a caller that holds it. */
+  current(): CatalogSnapshot {
+    return this.snapshot;
+  }
+
+  /** First build, at start: any fatal problem is a config error and throws. */
+  initialBuild(): CatalogSnapshot {
+    return this.rebuild(true);
+  }
+
+  /** Called by sources; coalesces bursts into one build on the next turn of the event loop. */
+  scheduleRebuild = (): void => {
+    if (this.pending) return;
+    this.pending = true;
+    setImmediate(() => {
+      this.pending = false;
+      try {
+        this.rebuild(false);
+      } catch (err) {
+        this.options.logger.error({ err }, 'catalog rebuild failed; keeping the last good snapshot');
+      }
+    });
+  };
+
+  onSwap(listener: SwapListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private rebuild(strict: boolean): CatalogSnapshot {
+    const { sources, policy, tenants, logger, metrics } = this.options;
+    const started = process.hrtime.bigint();
+    const raw = sources.flatMap((s) => s.tools());
+    const result = buildCatalog(raw, policy, this.options.build);
+    const fatal = result.problems.filter((p) => p.fatal);
+    if (strict && fatal.length > 0) throw new CatalogBuildError(fatal);
+    for (const p of result.problems) logger.warn({ problem: p.message }, 'catalog problem on refresh');
+    for (const w of result.warnings) logger.warn({ warning: w }, 'catalog warning');
+    const previous = this.snapshot;
+    const next = new CatalogSnapshot(result.tools, tenants, ++this.generation);
+    this.snapshot = next;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    metrics.snapshotBuilds.inc();
+    metrics.snapshotBuildSeconds.observe(seconds);
+    metrics.catalogTools.set(next.entries.length);
+    logger.info({ generation: next.generation, tools: next.entries.length, ms: Math.round(seconds * 1000) }, 'catalog snapshot built');
+    for (const l of this.listeners) l(next, previous);
+    return next;
+  }
+}

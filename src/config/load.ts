@@ -1,0 +1,43 @@
+// Loads and checks the config file (issue 2 item 2): schema problems and
+// cross-references (principal tenants, unique principal ids and keys), every
+// problem at once, each naming the file and the place inside it.
+import { dirname, resolve } from 'node:path';
+import { ConfigError, placeOf, readLocated, validateLocated, type LocatedDocument } from '../util/validated-yaml.js';
+import { configSchema, type HostConfigFile } from './schema.js';
+import { sectionSchemas } from './sections.js';
+
+export interface LoadedConfig {
+  file: string;
+  dir: string;
+  doc: LocatedDocument;
+  config: HostConfigFile;
+}
+
+export function loadConfigFile(file: string): LoadedConfig {
+  const path = resolve(file);
+  const doc = readLocated(path);
+  const config = validateLocated<HostConfigFile>(doc, configSchema(sectionSchemas));
+  const problems: string[] = [];
+  const principalIds = new Map<string, number>();
+  const keyHashes = new Map<string, number>();
+  (config.principals ?? []).forEach((p, i) => {
+    if (!(p.tenant in config.tenants)) problems.push(`${placeOf(doc, `/principals/${i}/tenant`)}: unknown tenant "${p.tenant}"`);
+    const priorId = principalIds.get(p.id);
+    if (priorId !== undefined) problems.push(`${placeOf(doc, `/principals/${i}/id`)}: principal id "${p.id}" already used at /principals/${priorId}`);
+    else principalIds.set(p.id, i);
+    const priorKey = keyHashes.get(p.keyHash);
+    if (priorKey !== undefined) problems.push(`${placeOf(doc, `/principals/${i}/keyHash`)}: the same key is already given to /principals/${priorKey}`);
+    else keyHashes.set(p.keyHash, i);
+  });
+  const dynamicIds = new Map<string, string>();
+  for (const kind of ['mcp', 'connectors'] as const) {
+    (config.sources?.[kind] ?? []).forEach((s, i) => {
+      const key = `${kind}:${String(s.id)}`;
+      const prior = dynamicIds.get(key);
+      if (prior) problems.push(`${placeOf(doc, `/sources/${kind}/${i}/id`)}: id "${String(s.id)}" already used at ${prior}`);
+      else dynamicIds.set(key, `/sources/${kind}/${i}`);
+    });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { file: path, dir: dirname(path), doc, config };
+}

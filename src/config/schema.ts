@@ -1,0 +1,112 @@
+// The config file's JSON Schema (issue 2 item 2), assembled from the section
+// schemas that live beside the code they configure. docs/config.md documents
+// every key.
+import { GLOB_PATTERN_SOURCE } from '../contract/glob.js';
+import { policyConfigSchema, type PolicyConfig } from '../classify/policy.js';
+import { KEY_HASH_PATTERN } from '../auth/api-keys.js';
+import { nodePackConfigSchema, type NodePackConfig } from '../sources/node-pack/index.js';
+import { workflowConfigSchema, type WorkflowConfig } from '../sources/workflow/index.js';
+import { hostExtensionConfigSchema, type HostExtensionConfig } from '../sources/host-extension/index.js';
+
+export const TENANT_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
+
+export interface TenantConfig {
+  description?: string;
+  /** Allowlist of toolId globs. */
+  tools: string[];
+}
+
+export interface PrincipalConfig {
+  id: string;
+  tenant: string;
+  scopes?: string[];
+  keyHash: string;
+  expiresAt?: string;
+  revoked?: boolean;
+}
+
+export interface ServerConfig {
+  host?: string;
+  port?: number;
+}
+
+export interface HostConfigFile {
+  server?: ServerConfig;
+  tenants: Record<string, TenantConfig>;
+  principals?: PrincipalConfig[];
+  policy?: PolicyConfig;
+  sources?: {
+    nodePacks?: NodePackConfig[];
+    workflows?: WorkflowConfig[];
+    hostExtensions?: HostExtensionConfig[];
+    mcp?: Record<string, unknown>[];
+    connectors?: Record<string, unknown>[];
+  };
+}
+
+export interface SectionSchemas {
+  mcp: object;
+  connectors: object;
+}
+
+export function configSchema(sections: SectionSchemas): object {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'toolhost config',
+    type: 'object',
+    additionalProperties: false,
+    required: ['tenants'],
+    properties: {
+      server: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          host: { type: 'string', minLength: 1 },
+          port: { type: 'integer', minimum: 0, maximum: 65535 },
+        },
+      },
+      tenants: {
+        type: 'object',
+        minProperties: 1,
+        propertyNames: { pattern: TENANT_ID_PATTERN },
+        additionalProperties: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['tools'],
+          properties: {
+            description: { type: 'string' },
+            tools: { type: 'array', items: { type: 'string', pattern: GLOB_PATTERN_SOURCE } },
+          },
+        },
+      },
+      principals: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['id', 'tenant', 'keyHash'],
+          properties: {
+            id: { type: 'string', minLength: 1, maxLength: 128 },
+            tenant: { type: 'string', pattern: TENANT_ID_PATTERN },
+            scopes: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+            keyHash: { type: 'string', pattern: KEY_HASH_PATTERN.source },
+            expiresAt: { type: 'string', format: 'date-time' },
+            revoked: { type: 'boolean' },
+          },
+        },
+      },
+      policy: policyConfigSchema,
+      sources: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          nodePacks: { type: 'array', items: nodePackConfigSchema },
+          workflows: { type: 'array', items: workflowConfigSchema },
+          hostExtensions: { type: 'array', items: hostExtensionConfigSchema },
+          mcp: { type: 'array', items: sections.mcp },
+          connectors: { type: 'array', items: sections.connectors },
+        },
+      },
+    },
+  };
+}

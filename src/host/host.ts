@@ -1,0 +1,140 @@
+// The composition root: config file in, a running catalog out. Loads every
+// source, builds the first snapshot (fatal problems stop the start with the
+// config's places), and wires refreshes to the store. Everything the HTTP and
+// MCP layers need hangs off the Host object.
+import pino, { type Logger } from 'pino';
+import { ApiKeyStore } from '../auth/api-keys.js';
+import { HostAuthenticator } from '../auth/authenticator.js';
+import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
+import { compileTenant, type TenantPolicy } from '../catalog/visibility.js';
+import { Policy } from '../classify/policy.js';
+import { loadConfigFile, type LoadedConfig } from '../config/load.js';
+import { parseToolId } from '../contract/tool-id.js';
+import type { Source } from '../contract/descriptor.js';
+import { createMetrics, type HostMetrics } from '../observability/metrics.js';
+import { loadHostExtensions } from '../sources/host-extension/index.js';
+import { loadNodePack, type ToolHandler } from '../sources/node-pack/index.js';
+import type { SourceHealth, ToolSource } from '../sources/raw-tool.js';
+import type { SourceContext } from '../sources/source-context.js';
+import { loadWorkflows, type WorkflowDefinition } from '../sources/workflow/index.js';
+import { ConfigError, placeOf } from '../util/validated-yaml.js';
+import { buildDiscovery, type Discovery } from './discovery.js';
+import { createDynamicSources } from './dynamic-sources.js';
+
+export interface HostOptions {
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** How long start-up waits for dynamic sources before serving what it has. */
+  startDeadlineMs?: number;
+}
+
+export interface Host {
+  loaded: LoadedConfig;
+  logger: Logger;
+  metrics: HostMetrics;
+  store: CatalogStore;
+  authenticator: HostAuthenticator;
+  apiKeys: ApiKeyStore;
+  sources: readonly ToolSource[];
+  handlers: ReadonlyMap<string, ToolHandler>;
+  workflows: ReadonlyMap<string, WorkflowDefinition>;
+  discovery: Discovery;
+  sourceHealth(): SourceHealth[];
+  stop(): Promise<void>;
+}
+
+export async function startHost(configFile: string, options: HostOptions = {}): Promise<Host> {
+  const logger = options.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  const env = options.env ?? process.env;
+  const loaded = loadConfigFile(configFile);
+  const { config, dir, doc } = loaded;
+  const metrics = createMetrics(options.logger === undefined);
+  const ctx: SourceContext = { logger, metrics, configDir: dir, env };
+
+  const sources: ToolSource[] = [];
+  const handlers = new Map<string, ToolHandler>();
+  const problems: string[] = [];
+  const packs = config.sources?.nodePacks ?? [];
+  for (let i = 0; i < packs.length; i++) {
+    try {
+      const pack = await loadNodePack(packs[i], dir, placeOf(doc, `/sources/nodePacks/${i}/path`));
+      sources.push(pack.source);
+      for (const [id, h] of pack.handlers) handlers.set(id, h);
+    } catch (err) {
+      if (err instanceof ConfigError) problems.push(...err.problems);
+      else throw err;
+    }
+  }
+  let workflows = new Map<string, WorkflowDefinition>();
+  try {
+    const wf = loadWorkflows(config.sources?.workflows ?? [], dir);
+    if (wf.definitions.size > 0) sources.push(wf.source);
+    workflows = wf.definitions;
+  } catch (err) {
+    if (err instanceof ConfigError) problems.push(...err.problems);
+    else throw err;
+  }
+  const extensions = config.sources?.hostExtensions ?? [];
+  if (extensions.length > 0) sources.push(loadHostExtensions(extensions, (i) => placeOf(doc, `/sources/hostExtensions/${i}`)));
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const dynamic = createDynamicSources(loaded, ctx);
+  sources.push(...dynamic);
+
+  const tenants = new Map<string, TenantPolicy>(Object.entries(config.tenants).map(([id, t]) => [id, compileTenant(id, t.tools)]));
+  const policy = new Policy(config.policy);
+  const dynamicIds = new Set(dynamic.map((s) => s.id));
+  const store = new CatalogStore({
+    sources,
+    policy,
+    tenants,
+    logger,
+    metrics,
+    build: {
+      // A step on an MCP server or connector that is configured may be missing
+      // only because the upstream is down; anything else is a config error.
+      isMissingStepFatal: (toolId) => {
+        const parts = parseToolId(toolId);
+        if (parts?.source === 'mcp') return !dynamicIds.has(`mcp:${parts.serverId}`);
+        if (parts?.source === 'connector') return !dynamicIds.has(`connector:${parts.connectorId}`);
+        return true;
+      },
+    },
+  });
+
+  const deadline = options.startDeadlineMs ?? 10_000;
+  await Promise.race([
+    Promise.all(sources.map((s) => s.start(store.scheduleRebuild))),
+    new Promise((r) => setTimeout(r, deadline).unref()),
+  ]);
+  try {
+    store.initialBuild();
+  } catch (err) {
+    await Promise.all(sources.map((s) => s.stop()));
+    if (err instanceof CatalogBuildError) throw new ConfigError(err.problems.map((p) => `${loaded.file}: ${p.message}`));
+    throw err;
+  }
+
+  const apiKeys = new ApiKeyStore(
+    (config.principals ?? []).map((p) => ({ principalId: p.id, tenant: p.tenant, scopes: p.scopes ?? [], keyHash: p.keyHash, expiresAt: p.expiresAt, revoked: p.revoked })),
+  );
+  const projected = new Set<Source>(sources.map((s) => s.kind));
+  const discovery = buildDiscovery([...projected]);
+
+  return {
+    loaded,
+    logger,
+    metrics,
+    store,
+    authenticator: new HostAuthenticator(apiKeys),
+    apiKeys,
+    sources,
+    handlers,
+    workflows,
+    discovery,
+    sourceHealth: () => sources.map((s) => s.health()),
+    stop: async () => {
+      await Promise.all(sources.map((s) => s.stop()));
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// The HTTP front (CONTRACT.md "Endpoints", "Error body"): a fastify instance
+// whose every answer, including fastify's own failures, is the contract's
+// error envelope, and which stamps `OpenWOP-Version: 2.0` on every response.
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth/principal.js';
+import type { CatalogStore } from '../catalog/store.js';
+import { ContractError } from '../contract/errors.js';
+import { isServedVersion, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../contract/protocol.js';
+import type { HostMetrics } from '../observability/metrics.js';
+import type { SourceHealth } from '../sources/raw-tool.js';
+import { registerDiscoveryRoutes } from './discovery-routes.js';
+import { registerHealthRoutes } from './health-routes.js';
+import { sendContractError, sendError } from './respond.js';
+import { registerToolRoutes } from './tool-routes.js';
+import type { Body } from '../catalog/body.js';
+
+export interface HttpDeps {
+  store: CatalogStore;
+  authenticator: Authenticator;
+  discoveryBody: Body;
+  sourceHealth: () => SourceHealth[];
+  metrics: HostMetrics;
+  logger: Logger;
+}
+
+export function buildApp(deps: HttpDeps): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    routerOptions: { maxParamLength: 2048 },
+    bodyLimit: 65_536,
+    return503OnClosing: true,
+    // Malformed URLs are fastify's own errors: keep them in the envelope too.
+    frameworkErrors: (error, _request, reply) => {
+      sendError(reply, 'validation_error', error.code === 'FST_ERR_BAD_URL' ? 'malformed URL' : 'malformed request');
+    },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('openwop-version', PROTOCOL_VERSION);
+    const asked = request.headers[PROTOCOL_HEADER];
+    if (!isServedVersion(Array.isArray(asked) ? asked[0] : asked)) {
+      sendError(reply, 'protocol_version_unsupported', `protocol version ${String(asked)} is not served`, { protocolVersions: [PROTOCOL_VERSION] });
+      return reply;
+    }
+  });
+
+  app.setErrorHandler((error, _request, reply) => {
+    if (error instanceof ContractError) return sendContractError(reply, error);
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return sendError(reply, 'validation_error', 'malformed request');
+    }
+    deps.logger.error({ err: error }, 'unhandled error in request');
+    return sendError(reply, 'internal_error', 'internal error');
+  });
+
+  app.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found', 'no such resource'));
+
+  registerToolRoutes(app, deps);
+  registerDiscoveryRoutes(app, deps);
+  registerHealthRoutes(app, deps);
+  return app;
+}

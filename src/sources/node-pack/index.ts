@@ -1,0 +1,108 @@
+// Node-pack source (issue 2 item 6): tool packs on disk, each a manifest of
+// tools plus a JavaScript handler module. toolId `openwop:<typeId>`. Handlers
+// are loaded and checked to exist here; invocation calls them.
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { NAME_PATTERN, formatToolId } from '../../contract/tool-id.js';
+import type { JsonObject } from '../../contract/descriptor.js';
+import { ConfigError, placeOf, readLocated, validateLocated } from '../../util/validated-yaml.js';
+import type { RawTool } from '../raw-tool.js';
+import { objectSchemaSchema, scopesSchema } from '../json-schema-shape.js';
+import { StaticSource } from '../static-source.js';
+
+export interface NodePackConfig {
+  /** A pack directory holding `toolpack.yaml`, or the manifest file itself. */
+  path: string;
+}
+
+export const nodePackConfigSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['path'],
+  properties: { path: { type: 'string', minLength: 1 } },
+} as const;
+
+interface PackManifest {
+  pack: string;
+  handlers: string;
+  tools: { typeId: string; title?: string; description?: string; inputSchema?: JsonObject; outputSchema?: JsonObject; scopes?: string[] }[];
+}
+
+const manifestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['pack', 'handlers', 'tools'],
+  properties: {
+    pack: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' },
+    handlers: { type: 'string', minLength: 1, description: 'handler module path, relative to the manifest' },
+    tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['typeId'],
+        properties: {
+          typeId: { type: 'string', pattern: NAME_PATTERN.source },
+          title: { type: 'string', maxLength: 256 },
+          description: { type: 'string', maxLength: 8192 },
+          inputSchema: objectSchemaSchema,
+          outputSchema: objectSchemaSchema,
+          scopes: scopesSchema,
+        },
+      },
+    },
+  },
+} as const;
+
+export type ToolHandler = (args: Record<string, unknown>, context: { signal: AbortSignal; toolId: string }) => unknown;
+
+export interface LoadedPack {
+  source: StaticSource;
+  /** Handlers by toolId, for the invocation layer. */
+  handlers: Map<string, ToolHandler>;
+}
+
+export const MANIFEST_FILE = 'toolpack.yaml';
+
+export async function loadNodePack(config: NodePackConfig, configDir: string, configPlace: string): Promise<LoadedPack> {
+  const target = resolve(configDir, config.path);
+  const manifestFile = existsSync(target) && statSync(target).isDirectory() ? join(target, MANIFEST_FILE) : target;
+  if (!existsSync(manifestFile)) throw new ConfigError([`${configPlace}: pack manifest ${manifestFile} does not exist`]);
+  const doc = readLocated(manifestFile);
+  const manifest = validateLocated<PackManifest>(doc, manifestSchema);
+
+  const handlerFile = resolve(dirname(manifestFile), manifest.handlers);
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(handlerFile).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new ConfigError([`${placeOf(doc, '/handlers')}: cannot load handler module ${handlerFile}: ${(err as Error).message.split('\n')[0]}`]);
+  }
+  const exported = (module.handlers ?? module.default ?? module) as Record<string, unknown>;
+
+  const problems: string[] = [];
+  const tools: RawTool[] = [];
+  const handlers = new Map<string, ToolHandler>();
+  manifest.tools.forEach((t, i) => {
+    const toolId = formatToolId({ source: 'node-pack', typeId: t.typeId });
+    const handler = exported[t.typeId];
+    if (!toolId) problems.push(`${placeOf(doc, `/tools/${i}/typeId`)}: invalid typeId`);
+    else if (typeof handler !== 'function') problems.push(`${placeOf(doc, `/tools/${i}/typeId`)}: handler module ${manifest.handlers} exports no function "${t.typeId}"`);
+    else {
+      handlers.set(toolId, handler as ToolHandler);
+      tools.push({
+        source: 'node-pack',
+        toolId,
+        origin: placeOf(doc, `/tools/${i}`),
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        outputSchema: t.outputSchema,
+        scopes: t.scopes,
+      });
+    }
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { source: new StaticSource(`node-pack:${manifest.pack}`, 'node-pack', tools), handlers };
+}

@@ -1,0 +1,122 @@
+// Workflow source (issue 2 item 6): a file per workflow (id, title,
+// description, input schema, and the ordered tool calls it makes). toolId
+// `workflow:<id>`. Classification and visibility come from the steps, in the
+// catalog layer; here the files are only read and checked.
+import { readdirSync, statSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
+import { formatToolId, NAME_PATTERN, parseToolId } from '../../contract/tool-id.js';
+import type { JsonObject } from '../../contract/descriptor.js';
+import { ConfigError, placeOf, readLocated, validateLocated } from '../../util/validated-yaml.js';
+import { objectSchemaSchema, scopesSchema } from '../json-schema-shape.js';
+import type { RawTool } from '../raw-tool.js';
+import { StaticSource } from '../static-source.js';
+
+export interface WorkflowConfig {
+  /** A workflow file, or a directory whose *.yaml, *.yml and *.json files are workflows. */
+  path: string;
+}
+
+export const workflowConfigSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['path'],
+  properties: { path: { type: 'string', minLength: 1 } },
+} as const;
+
+export interface WorkflowStep {
+  tool: string;
+  /** Arguments for the step: literal values, or `{ "$input": "name" }` to pass a workflow input through. */
+  with?: JsonObject;
+}
+
+export interface WorkflowDefinition {
+  id: string;
+  title?: string;
+  description?: string;
+  inputSchema?: JsonObject;
+  outputSchema?: JsonObject;
+  scopes?: string[];
+  steps: WorkflowStep[];
+}
+
+const workflowSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'steps'],
+  properties: {
+    id: { type: 'string', pattern: NAME_PATTERN.source },
+    title: { type: 'string', maxLength: 256 },
+    description: { type: 'string', maxLength: 8192 },
+    inputSchema: objectSchemaSchema,
+    outputSchema: objectSchemaSchema,
+    scopes: scopesSchema,
+    steps: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 64,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tool'],
+        properties: { tool: { type: 'string', minLength: 1 }, with: { type: 'object' } },
+      },
+    },
+  },
+} as const;
+
+const WORKFLOW_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+export interface LoadedWorkflows {
+  source: StaticSource;
+  definitions: Map<string, WorkflowDefinition>;
+}
+
+export function loadWorkflows(configs: readonly WorkflowConfig[], configDir: string): LoadedWorkflows {
+  const files: string[] = [];
+  for (const c of configs) {
+    const target = resolve(configDir, c.path);
+    let isDir = false;
+    try {
+      isDir = statSync(target).isDirectory();
+    } catch {
+      throw new ConfigError([`workflow path ${target} does not exist`]);
+    }
+    if (isDir) {
+      for (const f of readdirSync(target).sort()) if (WORKFLOW_EXTENSIONS.has(extname(f))) files.push(join(target, f));
+    } else files.push(target);
+  }
+  const problems: string[] = [];
+  const tools: RawTool[] = [];
+  const definitions = new Map<string, WorkflowDefinition>();
+  for (const file of files) {
+    try {
+      const doc = readLocated(file);
+      const wf = validateLocated<WorkflowDefinition>(doc, workflowSchema);
+      const toolId = formatToolId({ source: 'workflow', workflowId: wf.id });
+      wf.steps.forEach((s, i) => {
+        if (!parseToolId(s.tool)) problems.push(`${placeOf(doc, `/steps/${i}/tool`)}: "${s.tool}" is not a valid toolId`);
+      });
+      if (!toolId) {
+        problems.push(`${placeOf(doc, '/id')}: invalid workflow id`);
+        continue;
+      }
+      definitions.set(toolId, wf);
+      tools.push({
+        source: 'workflow',
+        toolId,
+        origin: file,
+        title: wf.title,
+        description: wf.description,
+        inputSchema: wf.inputSchema,
+        outputSchema: wf.outputSchema,
+        scopes: wf.scopes,
+        steps: wf.steps.map((s) => s.tool),
+      });
+    } catch (err) {
+      if (err instanceof ConfigError) problems.push(...err.problems);
+      else throw err;
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { source: new StaticSource('workflow', 'workflow', tools), definitions };
+}
