@@ -409,7 +409,6 @@ class McpSource implements McpToolSource {
       this.reconnectTimer = undefined;
       void this.connect();
     }, delayMs);
-    this.reconnectTimer.unref();
   }
 
   private async ping(conn: Conn): Promise<void> {
@@ -441,7 +440,6 @@ class McpSource implements McpToolSource {
       conn.burstStart = undefined;
       void this.runRefresh(conn, 'list_changed');
     }, wait);
-    conn.debounce.unref();
   }
 
   /** Serialized reads: a trigger during a read queues exactly one more read. */
