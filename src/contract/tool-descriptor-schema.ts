@@ -1,0 +1,101 @@
+// The project's own v2 ToolDescriptor and CompactToolDescriptor JSON Schemas
+// (seed "The descriptor"): the v1 shape plus `annotations`, with the exec rule
+// and the annotation table encoded as if/then/else so a schema validator
+// refuses any descriptor whose hints disagree with its classification.
+import { APPROVALS, EGRESS_POSTURES, HINT_LEVELS, REPLAY_POLICIES, SAFETY_TIERS, SOURCES } from './descriptor.js';
+
+const annotationHint = (hint: string, value: boolean) => ({ properties: { annotations: { properties: { [hint]: { const: value } } } } });
+
+const execOnlyOnHostExtension = {
+  if: { properties: { safetyTier: { const: 'exec' } }, required: ['safetyTier'] },
+  then: { properties: { source: { const: 'host-extension' } }, required: ['source'] },
+};
+
+export const toolDescriptorV2Schema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://toolhost.local/schemas/v2/tool-descriptor.schema.json',
+  title: 'ToolDescriptor (v2)',
+  type: 'object',
+  additionalProperties: false,
+  required: ['toolId', 'source', 'safetyTier'],
+  properties: {
+    toolId: { type: 'string', minLength: 1 },
+    source: { enum: [...SOURCES] },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    inputSchema: { type: 'object' },
+    outputSchema: { type: 'object' },
+    auth: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        scopes: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+        credentialRef: { type: 'boolean' },
+      },
+    },
+    egress: { enum: [...EGRESS_POSTURES] },
+    approval: { enum: [...APPROVALS] },
+    replayPolicy: { enum: [...REPLAY_POLICIES] },
+    safetyTier: { enum: [...SAFETY_TIERS] },
+    costHint: { enum: [...HINT_LEVELS] },
+    latencyHint: { enum: [...HINT_LEVELS] },
+    annotations: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'],
+      properties: {
+        readOnlyHint: { type: 'boolean' },
+        destructiveHint: { type: 'boolean' },
+        idempotentHint: { type: 'boolean' },
+        openWorldHint: { type: 'boolean' },
+      },
+    },
+  },
+  allOf: [
+    execOnlyOnHostExtension,
+    {
+      $comment: 'readOnlyHint iff pure or read; destructiveHint iff write or exec',
+      if: { properties: { safetyTier: { enum: ['pure', 'read'] } }, required: ['safetyTier'] },
+      then: { allOf: [annotationHint('readOnlyHint', true), annotationHint('destructiveHint', false)] },
+      else: { allOf: [annotationHint('readOnlyHint', false), annotationHint('destructiveHint', true)] },
+    },
+    {
+      $comment: 'idempotentHint iff replayPolicy is deterministic or idempotent (absent: false)',
+      if: { properties: { replayPolicy: { enum: ['deterministic', 'idempotent'] } }, required: ['replayPolicy'] },
+      then: annotationHint('idempotentHint', true),
+      else: annotationHint('idempotentHint', false),
+    },
+    {
+      $comment: 'openWorldHint unless egress is none (absent egress: true)',
+      if: { properties: { egress: { const: 'none' } }, required: ['egress'] },
+      then: annotationHint('openWorldHint', false),
+      else: annotationHint('openWorldHint', true),
+    },
+  ],
+} as const;
+
+/** Banned anywhere in a compact inputSchema; the any-depth check is `findBannedKeywords`. */
+export const COMPACT_BANNED_KEYWORDS = ['$ref', 'oneOf', 'allOf', 'anyOf', 'not', 'patternProperties', 'dependentSchemas'] as const;
+
+export const compactToolDescriptorV2Schema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://toolhost.local/schemas/v2/compact-tool-descriptor.schema.json',
+  title: 'CompactToolDescriptor (v2)',
+  type: 'object',
+  additionalProperties: false,
+  required: ['toolId', 'source', 'safetyTier'],
+  properties: {
+    toolId: { type: 'string', minLength: 1 },
+    source: { enum: [...SOURCES] },
+    safetyTier: { enum: [...SAFETY_TIERS] },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    inputSchema: {
+      type: 'object',
+      required: ['type', 'properties'],
+      properties: { type: { const: 'object' }, properties: { type: 'object' } },
+      propertyNames: { not: { enum: [...COMPACT_BANNED_KEYWORDS] } },
+    },
+  },
+  allOf: [execOnlyOnHostExtension],
+} as const;
