@@ -1,0 +1,370 @@
+// OpenAPI Schema Objects (3.0 and 3.1) to self-contained JSON Schema 2020-12.
+//
+// The document is dereferenced by swagger-parser with `circular: "ignore"`,
+// so every non-circular $ref is already inlined and the only `$ref`s left are
+// the ones that close a cycle. Each of those points into the document
+// (`#/components/schemas/Node`, or any other local pointer); the converter
+// copies the target, converted, into the output schema's own `$defs` and
+// rewrites the ref to `#/$defs/<name>`, so every output schema resolves within
+// itself. External refs cannot occur with external resolution off; if one is
+// met, it becomes `{}` (accept anything) with a warning.
+//
+// Rules (whitelist: anything not listed is dropped):
+// - `nullable: true` → `type` gains "null" (and `enum` gains null); without a
+//   `type` but with a `$ref`/composition, the schema becomes
+//   `anyOf: [<schema>, {type: "null"}]`.
+// - `example` → `examples: [example]` (when `examples` is absent).
+// - boolean `exclusiveMinimum/Maximum` (3.0) → numeric form taking the value of
+//   `minimum/maximum`; `false` is dropped.
+// - dropped: `discriminator`, `xml`, `externalDocs`, `x-*`, `$schema`, `$id`,
+//   `$anchor`, `$dynamic*`, nested `$defs`/`definitions` (refs into them are
+//   re-homed like any other pointer), unknown keywords, malformed values
+//   (a `pattern` that is not a valid `u` regex, negative lengths, unknown types).
+// - request schemas: `readOnly` properties are removed from `required`;
+//   response schemas: `writeOnly` properties likewise. The properties stay.
+// - credential hygiene: `default`/`examples`/`const` are dropped on properties whose
+//   name looks like a credential (password, secret, token, api key, ...) and
+//   on `format: password` schemas, so no upstream sample secret is copied.
+// - in 3.0 documents the siblings of a `$ref` are ignored (as 3.0 specifies).
+import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+
+export type OasVersion = '3.0' | '3.1';
+export type SchemaMode = 'request' | 'response';
+
+export interface ConvertContext {
+  /** The dereferenced document; remaining local `$ref`s are JSON pointers into it. */
+  root: unknown;
+  version: OasVersion;
+  mode: SchemaMode;
+  /** Output `$defs`, shared by every schema converted into one tool schema. */
+  defs: Record<string, JsonObject | boolean>;
+  /** pointer → def name */
+  defNames: Map<string, string>;
+  warnings: string[];
+}
+
+export function newConvertContext(root: unknown, version: OasVersion, mode: SchemaMode, warnings: string[]): ConvertContext {
+  return { root, version, mode, defs: {}, defNames: new Map(), warnings };
+}
+
+const JSON_TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'string', 'integer']);
+
+const SCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', 'dependentSchemas'] as const;
+const SCHEMA_KEYWORDS = [
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
+] as const;
+const SCHEMA_ARRAY_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+const VALUE_KEYWORDS = ['enum', 'const', 'default'] as const;
+const STRING_KEYWORDS = ['title', 'description', 'format', 'contentEncoding', 'contentMediaType', '$comment'] as const;
+const BOOLEAN_KEYWORDS = ['uniqueItems', 'deprecated', 'readOnly', 'writeOnly'] as const;
+const NON_NEGATIVE_INT_KEYWORDS = [
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+] as const;
+const NUMBER_KEYWORDS = ['maximum', 'minimum'] as const;
+
+/** Property names whose upstream sample values are never copied. */
+export const CREDENTIAL_NAME = /pass(word|wd|phrase)?|secret|token|api[-_ ]?key|credential|private[-_ ]?key|authori[sz]ation|cookie|session/i;
+
+/** Own-property assignment that also works for a key named `__proto__`. */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A JSON deep copy of a value (upstream data in enum/const/default/examples); drops functions, cycles and non-JSON. */
+export function cloneJson(v: unknown, seen: Set<unknown> = new Set()): JsonValue | undefined {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v !== 'object') return undefined;
+  if (seen.has(v)) return undefined;
+  seen.add(v);
+  try {
+    if (Array.isArray(v)) {
+      const out: JsonValue[] = [];
+      for (const item of v) {
+        const c = cloneJson(item, seen);
+        out.push(c === undefined ? null : c);
+      }
+      return out;
+    }
+    const out: Record<string, JsonValue> = {};
+    for (const [k, item] of Object.entries(v)) {
+      const c = cloneJson(item, seen);
+      if (c !== undefined) setOwn(out, k, c);
+    }
+    return out;
+  } finally {
+    seen.delete(v);
+  }
+}
+
+function unescapePointerToken(t: string): string {
+  return t.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** Resolves a local `#/a/b` pointer against the document, or undefined. */
+export function resolvePointer(root: unknown, ref: string): unknown {
+  if (!ref.startsWith('#')) return undefined;
+  let frag = ref.slice(1);
+  try {
+    frag = decodeURIComponent(frag);
+  } catch {
+    return undefined;
+  }
+  if (frag === '') return root;
+  if (!frag.startsWith('/')) return undefined;
+  let node: unknown = root;
+  for (const raw of frag.slice(1).split('/')) {
+    const token = unescapePointerToken(raw);
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
+      node = node[Number(token)];
+    } else if (isPlainObject(node)) {
+      if (!Object.prototype.hasOwnProperty.call(node, token)) return undefined;
+      node = node[token];
+    } else {
+      return undefined;
+    }
+  }
+  return node;
+}
+
+function defNameFor(ref: string, ctx: ConvertContext): string {
+  const existing = ctx.defNames.get(ref);
+  if (existing) return existing;
+  const tokens = ref.replace(/^#\/?/, '').split('/');
+  const last = unescapePointerToken(tokens[tokens.length - 1] ?? '') || 'def';
+  let base = last.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 64) || 'def';
+  if (base === '_') base = 'def';
+  const taken = new Set(ctx.defNames.values());
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+  ctx.defNames.set(ref, name);
+  return name;
+}
+
+/** Follows a chain of pure `$ref`s, returning the first non-ref target (or undefined on a cycle/miss). */
+function resolveRefChain(root: unknown, ref: string): unknown {
+  const seen = new Set<string>();
+  let current = ref;
+  for (;;) {
+    if (seen.has(current)) return undefined;
+    seen.add(current);
+    const target = resolvePointer(root, current);
+    if (isPlainObject(target) && typeof target.$ref === 'string' && Object.keys(target).length === 1) {
+      current = target.$ref;
+      continue;
+    }
+    return target;
+  }
+}
+
+function refToDef(ref: string, ctx: ConvertContext): JsonObject {
+  if (!ref.startsWith('#')) {
+    ctx.warnings.push(`external $ref ${JSON.stringify(ref.slice(0, 120))} left unresolved (accepts any value)`);
+    return {};
+  }
+  const known = ctx.defNames.get(ref);
+  if (known) return { $ref: `#/$defs/${known}` };
+  const target = resolveRefChain(ctx.root, ref);
+  if (target === undefined) {
+    ctx.warnings.push(`$ref ${JSON.stringify(ref.slice(0, 120))} does not resolve (accepts any value)`);
+    return {};
+  }
+  const name = defNameFor(ref, ctx);
+  ctx.defs[name] = true; // placeholder while converting, for cycles
+  ctx.defs[name] = convertSchema(target, ctx);
+  return { $ref: `#/$defs/${name}` };
+}
+
+function isRefTo(node: unknown): string | undefined {
+  return isPlainObject(node) && typeof node.$ref === 'string' ? node.$ref : undefined;
+}
+
+/** Whether a property's source schema carries readOnly/writeOnly (following a remaining $ref). */
+function hasFlag(node: unknown, flag: 'readOnly' | 'writeOnly', root: unknown): boolean {
+  if (!isPlainObject(node)) return false;
+  if (node[flag] === true) return true;
+  const ref = isRefTo(node);
+  if (ref) {
+    const target = resolveRefChain(root, ref);
+    return isPlainObject(target) && target[flag] === true;
+  }
+  return false;
+}
+
+function validRegex(p: string): boolean {
+  try {
+    new RegExp(p, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Converts one OpenAPI schema to JSON Schema 2020-12. `propertyName`, when
+ * the schema is the value of a property (or parameter), drives the
+ * credential hygiene rule.
+ */
+export function convertSchema(node: unknown, ctx: ConvertContext, propertyName?: string): JsonObject | boolean {
+  if (typeof node === 'boolean') return node;
+  if (!isPlainObject(node)) return {};
+  const ref = isRefTo(node);
+  if (ref !== undefined && ctx.version === '3.0') return refToDef(ref, ctx);
+
+  const out: JsonObject = {};
+  if (ref !== undefined) Object.assign(out, refToDef(ref, ctx));
+
+  // type
+  let types: string[] | undefined;
+  if (typeof node.type === 'string') types = [node.type];
+  else if (Array.isArray(node.type)) types = node.type.filter((t): t is string => typeof t === 'string');
+  if (types) {
+    types = [...new Set(types.filter((t) => JSON_TYPES.has(t)))];
+    if (types.length === 0) types = undefined;
+  }
+
+  for (const k of STRING_KEYWORDS) if (typeof node[k] === 'string') out[k] = node[k] as string;
+  for (const k of BOOLEAN_KEYWORDS) if (typeof node[k] === 'boolean') out[k] = node[k] as boolean;
+  for (const k of NON_NEGATIVE_INT_KEYWORDS) {
+    const v = node[k];
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 0) out[k] = v;
+  }
+  for (const k of NUMBER_KEYWORDS) {
+    const v = node[k];
+    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  }
+  if (typeof node.multipleOf === 'number' && Number.isFinite(node.multipleOf) && node.multipleOf > 0) out.multipleOf = node.multipleOf;
+  if (typeof node.pattern === 'string') {
+    if (validRegex(node.pattern)) out.pattern = node.pattern;
+    else ctx.warnings.push(`pattern ${JSON.stringify(node.pattern.slice(0, 60))} is not a valid regular expression; dropped`);
+  }
+  for (const k of ['exclusiveMinimum', 'exclusiveMaximum'] as const) {
+    const v = node[k];
+    const bound = k === 'exclusiveMinimum' ? 'minimum' : 'maximum';
+    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+    else if (v === true && typeof out[bound] === 'number') {
+      out[k] = out[bound] as number;
+      delete out[bound];
+    }
+  }
+  if (Array.isArray(node.required)) {
+    const req = [...new Set(node.required.filter((r): r is string => typeof r === 'string'))];
+    if (req.length > 0) out.required = req;
+  }
+  if (isPlainObject(node.dependentRequired)) {
+    const dr: JsonObject = {};
+    for (const [k, v] of Object.entries(node.dependentRequired)) {
+      if (Array.isArray(v)) setOwn(dr, k, [...new Set(v.filter((s): s is string => typeof s === 'string'))]);
+    }
+    out.dependentRequired = dr;
+  }
+
+  // subschemas
+  for (const k of SCHEMA_MAP_KEYWORDS) {
+    const m = node[k];
+    if (!isPlainObject(m)) continue;
+    const converted: JsonObject = {};
+    for (const [name, sub] of Object.entries(m)) {
+      if (k === 'patternProperties' && !validRegex(name)) continue;
+      setOwn(converted, name, convertSchema(sub, ctx, k === 'properties' ? name : undefined));
+    }
+    out[k] = converted;
+  }
+  for (const k of SCHEMA_KEYWORDS) {
+    if (node[k] !== undefined && (typeof node[k] === 'boolean' || isPlainObject(node[k]))) out[k] = convertSchema(node[k], ctx);
+  }
+  for (const k of SCHEMA_ARRAY_KEYWORDS) {
+    const arr = node[k];
+    if (Array.isArray(arr) && arr.length > 0) out[k] = arr.map((s) => convertSchema(s, ctx));
+  }
+  if (Array.isArray(node.items)) {
+    // draft-4 tuple form: 2020-12 spells it prefixItems
+    if (node.items.length > 0 && out.prefixItems === undefined) out.prefixItems = node.items.map((s) => convertSchema(s, ctx));
+  } else if (node.items !== undefined && (typeof node.items === 'boolean' || isPlainObject(node.items))) {
+    out.items = convertSchema(node.items, ctx);
+  }
+
+  // values
+  for (const k of VALUE_KEYWORDS) {
+    if (node[k] === undefined) continue;
+    const v = cloneJson(node[k]);
+    if (v === undefined) continue;
+    if (k === 'enum') {
+      if (Array.isArray(v) && v.length > 0) out.enum = v;
+    } else {
+      out[k] = v;
+    }
+  }
+  if (Array.isArray(node.examples)) {
+    const v = cloneJson(node.examples);
+    if (Array.isArray(v) && v.length > 0) out.examples = v;
+  } else if (node.example !== undefined) {
+    const v = cloneJson(node.example);
+    if (v !== undefined) out.examples = [v];
+  }
+
+  // credential hygiene: no upstream sample values for secret-looking fields
+  if ((propertyName !== undefined && CREDENTIAL_NAME.test(propertyName)) || node.format === 'password') {
+    delete out.default;
+    delete out.examples;
+    delete out.const;
+  }
+
+  // readOnly properties are not required in a request; writeOnly not in a response
+  if (Array.isArray(out.required) && isPlainObject(node.properties)) {
+    const flag = ctx.mode === 'request' ? 'readOnly' : 'writeOnly';
+    const props = node.properties;
+    const req = (out.required as string[]).filter((name) => !hasFlag(props[name], flag, ctx.root));
+    if (req.length > 0) out.required = req;
+    else delete out.required;
+  }
+
+  // nullable (OpenAPI 3.0; tolerated in 3.1 documents too)
+  if (node.nullable === true) {
+    if (types && !types.includes('null')) types.push('null');
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    if (!types && (out.$ref !== undefined || out.allOf !== undefined || out.anyOf !== undefined || out.oneOf !== undefined)) {
+      const inner = out;
+      return { anyOf: [inner, { type: 'null' }] };
+    }
+  }
+  if (types) out.type = types.length === 1 ? types[0] : types;
+  return reorder(out);
+}
+
+const FIRST_KEYS = ['$ref', 'type', 'title', 'description'];
+/** Puts the common keys first, so schemas read naturally; key order is deterministic either way. */
+function reorder(o: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const k of FIRST_KEYS) if (o[k] !== undefined) out[k] = o[k];
+  for (const [k, v] of Object.entries(o)) if (!FIRST_KEYS.includes(k)) setOwn(out, k, v);
+  return out;
+}
+
+/** Attaches the collected `$defs` (if any) to a root schema. */
+export function withDefs(schema: JsonObject, ctx: ConvertContext): JsonObject {
+  if (Object.keys(ctx.defs).length === 0) return schema;
+  return { ...schema, $defs: ctx.defs as JsonObject };
+}

@@ -1,0 +1,187 @@
+// The connector ToolSource: loads the OpenAPI document at start, watches it
+// (fs.watch on its directory, so editors that write a new file and rename it
+// over the old one are seen), re-reads it after a quiet period, and keeps the
+// last good tool list when a new version does not load.
+//
+// States: `connecting` until the first attempt ends; `connected` after a good
+// read; `failed` when no read has succeeded yet; `stale` when the latest read
+// failed after an earlier good one (the earlier tools are still served).
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import type { RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool.js';
+import type { SourceContext } from '../source-context.js';
+import { CONNECTOR_DEFAULTS, type ConnectorSourceConfig } from './config-schema.js';
+import { ConnectorDocumentError, loadConnectorDocument } from './document.js';
+import type { ConnectorOperation } from './types.js';
+
+export interface ConnectorToolSource extends ToolSource {
+  readonly kind: 'connector';
+  readonly config: ConnectorSourceConfig;
+  /** Absolute path of the OpenAPI document. */
+  readonly documentPath: string;
+  /** The call-time description of a tool of this source (last good load), or undefined. */
+  operation(toolId: string): ConnectorOperation | undefined;
+  operations(): readonly ConnectorOperation[];
+  /** Re-reads the document now (as a file change would); resolves when done. */
+  refresh(): Promise<void>;
+}
+
+const MAX_ERROR_LENGTH = 300;
+const MAX_WARNINGS_LOGGED = 50;
+
+function shortError(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  const line = msg.split('\n')[0];
+  return line.length > MAX_ERROR_LENGTH ? `${line.slice(0, MAX_ERROR_LENGTH - 1)}…` : line;
+}
+
+export function createConnectorSource(config: ConnectorSourceConfig, ctx: SourceContext): ConnectorToolSource {
+  const id = `connector:${config.id}`;
+  const documentPath = path.resolve(ctx.configDir, config.document);
+  const watchEnabled = config.watch ?? CONNECTOR_DEFAULTS.watch;
+  const debounceMs = config.debounceMs ?? CONNECTOR_DEFAULTS.debounceMs;
+  const log = ctx.logger.child({ source: id });
+  const labels = { source: id };
+
+  let state: SourceState = 'connecting';
+  let tools: readonly RawTool[] = Object.freeze([]);
+  let ops: readonly ConnectorOperation[] = Object.freeze([]);
+  let byId = new Map<string, ConnectorOperation>();
+  let signature: string | undefined;
+  let loadedOnce = false;
+  let lastRefresh: string | undefined;
+  let lastError: string | undefined;
+  let onChange: () => void = () => {};
+  let started = false;
+  let stopped = false;
+  let watcher: FSWatcher | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  async function load(initial: boolean): Promise<void> {
+    try {
+      const loaded = await loadConnectorDocument(config, documentPath);
+      if (stopped) return;
+      const sig = JSON.stringify([loaded.tools, loaded.operations]);
+      const changed = sig !== signature;
+      signature = sig;
+      tools = Object.freeze(loaded.tools);
+      ops = Object.freeze(loaded.operations);
+      byId = new Map(loaded.operations.map((o) => [o.toolId, o]));
+      const recovered = state === 'stale' || state === 'failed';
+      state = 'connected';
+      loadedOnce = true;
+      lastError = undefined;
+      lastRefresh = new Date().toISOString();
+      ctx.metrics.sourceRefreshes.inc(labels);
+      ctx.metrics.sourceTools.set(labels, tools.length);
+      if (changed || initial || recovered) {
+        for (const w of loaded.warnings.slice(0, MAX_WARNINGS_LOGGED)) log.warn({ document: config.document }, w);
+        if (loaded.warnings.length > MAX_WARNINGS_LOGGED) {
+          log.warn({ document: config.document }, `${loaded.warnings.length - MAX_WARNINGS_LOGGED} more warnings not shown`);
+        }
+        log.info(
+          { document: config.document, openapi: loaded.version, tools: tools.length, skipped: loaded.skipped.length },
+          initial ? 'connector document loaded' : changed ? 'connector document reloaded' : 'connector document readable again',
+        );
+      } else {
+        log.debug({ document: config.document }, 'connector document re-read, tools unchanged');
+      }
+      if (changed && !initial) onChange();
+    } catch (err) {
+      if (stopped) return;
+      lastError = shortError(err);
+      state = loadedOnce ? 'stale' : 'failed';
+      ctx.metrics.sourceFailures.inc(labels);
+      if (err instanceof ConnectorDocumentError) {
+        log.error({ document: config.document, state }, `connector document not loaded: ${lastError}`);
+      } else {
+        // Not an upstream fault: a bug in the conversion. Still never fatal for the host.
+        log.error({ document: config.document, state, stack: err instanceof Error ? err.stack : undefined }, `connector document not loaded: ${lastError}`);
+      }
+    }
+  }
+
+  function reload(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          await load(false);
+        } while (again && !stopped);
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void reload();
+    }, debounceMs);
+    timer.unref();
+  }
+
+  function startWatching(): void {
+    const dir = path.dirname(documentPath);
+    const base = path.basename(documentPath);
+    try {
+      watcher = watch(dir, { persistent: false }, (_event, filename) => {
+        if (filename !== null && filename !== undefined && filename.toString() !== base) return;
+        schedule();
+      });
+      watcher.on('error', (err) => {
+        log.warn({ document: config.document }, `stopped watching the document: ${shortError(err)}`);
+        watcher?.close();
+        watcher = undefined;
+      });
+    } catch (err) {
+      log.warn({ document: config.document }, `cannot watch the document: ${shortError(err)}`);
+    }
+  }
+
+  return {
+    id,
+    kind: 'connector',
+    config,
+    documentPath,
+    async start(cb: () => void): Promise<void> {
+      if (started) return;
+      started = true;
+      onChange = cb;
+      await load(true);
+      if (watchEnabled && !stopped) startWatching();
+    },
+    tools: () => tools,
+    operations: () => ops,
+    operation: (toolId: string) => byId.get(toolId),
+    health(): SourceHealth {
+      return {
+        id,
+        kind: 'connector',
+        state,
+        toolCount: tools.length,
+        ...(lastRefresh !== undefined ? { lastRefresh } : {}),
+        ...(lastError !== undefined ? { lastError } : {}),
+      };
+    },
+    refresh: () => reload(),
+    async stop(): Promise<void> {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      watcher?.close();
+      watcher = undefined;
+      await running;
+    },
+  };
+}
