@@ -55,12 +55,12 @@ function makeLocator(file: string, doc: Document, lc: LineCounter): (pointer: st
 /** Parses YAML/JSON text; syntax errors become ConfigError lines. */
 export function parseLocated(file: string, text: string): LocatedDocument {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(
       doc.errors.map((e) => {
         const pos = e.linePos?.[0];
-        return `${file}:${pos?.line ?? 1}:${pos?.col ?? 1}: invalid YAML: ${e.message.split('\n')[0]}`;
+        return `${file}:${pos?.line ?? 1}:${pos?.col ?? 1}: invalid YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`;
       }),
     );
   }
