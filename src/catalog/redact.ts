@@ -52,11 +52,14 @@ function escapePointer(key: string): string {
 
 function redactValue(value: JsonValue, pointer: string, key: string | undefined, found: string[]): JsonValue {
   if (typeof value === 'string') {
-    if ((key !== undefined && isSecretKey(key)) || looksLikeSecret(value)) {
+    if (key !== undefined && isSecretKey(key)) {
       found.push(pointer);
       return REDACTED;
     }
-    return value;
+    if (!looksLikeSecret(value)) return value;
+    found.push(pointer);
+    // Free text keeps its words; only the credential-shaped runs go.
+    return SECRET_VALUE_PATTERNS.reduce((text, re) => text.replace(new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`), REDACTED), value);
   }
   if (Array.isArray(value)) return value.map((v, i) => redactValue(v, `${pointer}/${i}`, undefined, found));
   if (value && typeof value === 'object') {
