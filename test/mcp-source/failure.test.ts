@@ -170,7 +170,7 @@ test('a server that accepts but never answers: start() resolves by connectTimeou
     const t0 = performance.now();
     await source.start(() => {});
     const took = performance.now() - t0;
-    assert.ok(took < 600, `start took ${took} ms`);
+    assert.ok(took < 750, `start took ${took} ms`); // 400 ms plus timer slack under load
     assert.equal(source.health().state, 'failed');
     assert.match(source.health().lastError ?? '', /connect timed out after 400 ms/);
   } finally {

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -284,15 +284,25 @@ class McpSource implements McpToolSource {
     const url = new URL(resolveEnvRefs(config.url, env));
     const headers = resolveEnvRefsInRecord(config.headers, env);
     this.redactor.add([...refs(config.url), ...Object.values(headers)]);
-    for (const part of [url.username, url.password]) {
-      if (!part) continue;
-      let decoded = part;
-      try {
-        decoded = decodeURIComponent(part);
-      } catch {
-        // keep the raw form
+    if (url.username || url.password) {
+      // fetch refuses URLs with credentials: send them as Basic auth instead
+      // (unless an Authorization header is configured).
+      const decode = (part: string) => {
+        try {
+          return decodeURIComponent(part);
+        } catch {
+          return part;
+        }
+      };
+      const user = decode(url.username);
+      const pass = decode(url.password);
+      this.redactor.add([url.username, url.password, user, pass]);
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
+        headers.Authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+        this.redactor.add([headers.Authorization, headers.Authorization.slice(6)]);
       }
-      this.redactor.add([part, decoded]);
+      url.username = '';
+      url.password = '';
     }
     for (const v of url.searchParams.values()) this.redactor.add([v]);
 
@@ -385,7 +395,7 @@ class McpSource implements McpToolSource {
       if (this.conn === conn) this.conn = undefined;
       void this.closeConn(conn);
     }
-    const message = err instanceof ConnectTimeout ? err.message : this.redactor.error(err);
+    const message = this.describe(err);
     this.lastError = `${phase}: ${message}`;
     this.ctx.metrics.sourceFailures.inc({ source: this.id });
     const dropped = !this.opts.keepStaleTools && this.apply([], []);
@@ -409,6 +419,19 @@ class McpSource implements McpToolSource {
       this.reconnectTimer = undefined;
       void this.connect();
     }, delayMs);
+  }
+
+  /** A short, redacted description of a failure, with the HTTP status when there is one. */
+  private describe(err: unknown): string {
+    let text = this.redactor.error(err);
+    // `fetch failed` says nothing; its cause (ECONNREFUSED, ENOTFOUND...) does.
+    const cause = err instanceof Error ? (err.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+    const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
+    if (detail && !text.includes(detail)) text = `${text} (${this.redactor.text(detail, 80)})`;
+    if ((err instanceof StreamableHTTPError || err instanceof SseError) && typeof err.code === 'number' && err.code > 0 && !text.includes(String(err.code))) {
+      return `HTTP ${err.code}: ${text}`;
+    }
+    return text;
   }
 
   private async ping(conn: Conn): Promise<void> {
