@@ -3,6 +3,7 @@
 // The config holds a REFERENCE to the API secret (an env variable name or a
 // file path), never the secret itself; it is read only at call time
 // (see secret.ts).
+import type { JsonObject } from '../../contract/descriptor.js';
 import { SOURCE_ID_PATTERN } from '../../contract/tool-id.js';
 
 export type ConnectorAuthType = 'bearer' | 'header' | 'query' | 'basic';
@@ -57,7 +58,7 @@ export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** An HTTP header / query parameter name (RFC 9110 token). */
 export const AUTH_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-const selectorSchema = {
+const selectorSchema: JsonObject = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -72,12 +73,13 @@ const selectorSchema = {
       items: { type: 'string', minLength: 1 },
     },
   },
-} as const;
+};
 
-/** JSON Schema 2020-12 for one `sources.connectors[]` entry. */
-export const connectorSourceConfigSchema = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'urn:toolhost:config:sources.connectors.item',
+/**
+ * JSON Schema 2020-12 for one `sources.connectors[]` entry. A plain object
+ * without `$schema`/`$id`, so it can be embedded in the host config schema.
+ */
+export const connectorSourceConfigSchema: JsonObject = {
   title: 'Connector source (OpenAPI document)',
   type: 'object',
   additionalProperties: false,
@@ -141,4 +143,4 @@ export const connectorSourceConfigSchema = {
       description: 'Quiet period after a file change before re-reading.',
     },
   },
-} as const;
+};

@@ -8,8 +8,9 @@
 //   absent argument leaves the parameter out (a required one is an error).
 // - path (style simple (default), label, matrix; explode default false):
 //   every value is percent-encoded with encodeURIComponent, so `/`, `?`, `#`
-//   never leave the segment; a substituted segment that would read as `.` or
-//   `..` is refused (URL normalization would otherwise climb the path).
+//   never leave the segment (label style also encodes `.`, its separator);
+//   a substituted segment that would read as `.` or `..` (also as `%2e`) is
+//   refused, since URL normalization would otherwise climb the path.
 // - query (style form (default, explode default true), spaceDelimited,
 //   pipeDelimited, deepObject): keys and values percent-encoded; arrays as
 //   repeated `name=v` (form, explode), or joined with `,` / `%20` / `|`;
@@ -61,7 +62,8 @@ function paramValue(p: ConnectorParameter, v: unknown): unknown {
 function pathValue(p: ConnectorParameter, raw: unknown): string {
   const what = `path parameter ${JSON.stringify(p.name)}`;
   const v = paramValue(p, raw);
-  const e = (s: string) => enc(s, what);
+  // In label style `.` separates values, so a `.` inside a value is encoded too.
+  const e = p.style === 'label' ? (s: string) => enc(s, what).replace(/\./g, '%2E') : (s: string) => enc(s, what);
   const name = e(p.name);
   if (Array.isArray(v)) {
     const items = v.map((x) => e(scalarText(x)));
@@ -176,12 +178,16 @@ export function buildHttpRequest(op: ConnectorOperation, args: Record<string, un
     else if (p.in === 'query') query.push(...queryPairs(p, v));
     else {
       const value = headerValue(p, v);
-      if (value !== '' || !Array.isArray(v)) headers[p.name.toLowerCase()] = value;
+      if (!(Array.isArray(v) && v.length === 0)) headers[p.name.toLowerCase()] = value;
     }
   }
 
   let substituted = false;
-  const path = op.path.replace(/\{([^}]+)\}/g, (m, name: string) => {
+  // A `#...` in a path key is documentation only (some documents use it to
+  // describe several operations on one path); a fragment is never sent, and
+  // left in place it would swallow the query string.
+  const template = op.path.split('#')[0];
+  const path = template.replace(/\{([^}]+)\}/g, (m, name: string) => {
     const value = pathValues.get(name);
     if (value === undefined) throw new ConnectorRequestError(`missing required argument for path parameter ${JSON.stringify(name)}`);
     substituted = true;
@@ -203,7 +209,7 @@ export function buildHttpRequest(op: ConnectorOperation, args: Record<string, un
   }
   if (op.responseMediaType !== undefined && headers.accept === undefined) headers.accept = op.responseMediaType;
 
-  const url = baseUrl.replace(/\/+$/, '') + path + (query.length > 0 ? `?${query.join('&')}` : '');
+  const url = baseUrl.replace(/\/+$/, '') + path + (query.length > 0 ? `${path.includes('?') ? '&' : '?'}${query.join('&')}` : '');
   return { method: op.method, url, headers, ...(body !== undefined ? { body } : {}) };
 }
 
