@@ -1,0 +1,510 @@
+// Conjunction (`and`, for allOf and `$ref` siblings) and loosest common
+// schema (`or`, for anyOf/oneOf) of two already-compacted subschemas.
+//
+// Soundness rule for both: the result accepts every instance the exact
+// conjunction/disjunction accepts. Where the compact keywords can express the
+// exact result it is exact; elsewhere it is looser, never stricter.
+//
+// Results may share subschema objects with their arguments; the caller never
+// mutates a returned schema (and unshares the final tree).
+import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import {
+  type Bound, type Dialect, type Schema, deepEqual, getBound, getDepsRequired, getTuple, has, hasTuple, isObject,
+  isTrivial, K_ARR, K_BOOL, K_INT, K_NULL, K_NUM, K_OBJ, K_STR, looser, multipleOfAnd, multipleOfOr, ordered, own,
+  patternAnd, patternOr, setBound, setKey, setTuple, tighter, typeFromMask, typeMask, uniqueValues, valueKey, valueKind,
+} from './schema-util.js';
+
+export interface AlgebraHost {
+  /** Spend one unit of the work budget; false when it is exhausted. */
+  spend(): boolean;
+  /** Record a loosening at the current path. */
+  note(message: string): void;
+}
+
+const ANNOTATIONS = ['$schema', 'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly'] as const;
+const MIN_COUNTS = ['minLength', 'minItems', 'minProperties'] as const;
+const MAX_COUNTS = ['maxLength', 'maxItems', 'maxProperties'] as const;
+const NUMERIC_FORMATS = new Set(['int32', 'int64', 'float', 'double']);
+
+/** Instance kinds a format applies to (validators check formats only on their own kind). */
+function formatMask(f: JsonValue | undefined): number {
+  return typeof f === 'string' && NUMERIC_FORMATS.has(f) ? K_NUM : K_STR;
+}
+
+/** Explicit enumeration of a node (`const`/`enum`), or undefined. */
+function explicitValues(s: JsonObject): JsonValue[] | undefined {
+  if (has(s, 'const')) {
+    if (Array.isArray(s.enum) && !s.enum.some((v) => deepEqual(v, s.const))) return [];
+    return [s.const];
+  }
+  return Array.isArray(s.enum) ? s.enum : undefined;
+}
+
+/** Instance kinds a compacted node can accept at all (type narrowed by its enumeration). */
+export function admittedKinds(s: Schema): number {
+  if (s === true) return 127;
+  if (s === false) return 0;
+  let m = typeMask(s.type);
+  const vals = explicitValues(s);
+  if (vals) {
+    let vm = 0;
+    for (const v of vals) vm |= valueKind(v);
+    m &= vm;
+  }
+  return m;
+}
+
+function kindAllowed(v: JsonValue, mask: number): boolean {
+  return (valueKind(v) & mask) !== 0;
+}
+
+export class Algebra {
+  /** Set by `or` when the union could not keep some branch information. Reset by the caller. */
+  lossy = false;
+
+  constructor(
+    private readonly d: Dialect,
+    private readonly host: AlgebraHost,
+  ) {}
+
+  // ---- conjunction --------------------------------------------------------
+
+  and(a: Schema, b: Schema): Schema {
+    if (a === false || b === false) return false;
+    if (isTrivial(b)) return a;
+    if (isTrivial(a)) return b;
+    if (!this.host.spend()) {
+      this.host.note('work budget exhausted; a conjunction kept only its first part');
+      return a;
+    }
+    a = a as JsonObject;
+    b = b as JsonObject;
+    const d = this.d;
+    const out: JsonObject = {};
+
+    for (const k of ANNOTATIONS) {
+      if (has(a, k)) out[k] = a[k];
+      else if (has(b, k)) out[k] = b[k];
+    }
+
+    if (has(a, 'type') && has(b, 'type')) {
+      if (deepEqual(a.type, b.type)) out.type = a.type;
+      else {
+        const m = typeMask(a.type) & typeMask(b.type);
+        if (m === 0) return false;
+        const t = typeFromMask(m);
+        if (t !== undefined) out.type = t;
+      }
+    } else if (has(a, 'type')) out.type = a.type;
+    else if (has(b, 'type')) out.type = b.type;
+
+    const va = explicitValues(a);
+    const vb = explicitValues(b);
+    if (va && vb) {
+      const keys = new Set(vb.map(valueKey));
+      const common = uniqueValues(va.filter((v) => keys.has(valueKey(v))));
+      if (common.length === 0) return false;
+      if (common.length === 1 && (has(a, 'const') || has(b, 'const'))) out.const = common[0];
+      else out.enum = common;
+    } else {
+      const src = va ? a : vb ? b : undefined;
+      if (src) {
+        if (has(src, 'const')) out.const = src.const;
+        if (has(src, 'enum')) out.enum = src.enum;
+      }
+    }
+
+    if (has(a, 'format') && has(b, 'format') && a.format !== b.format) {
+      out.format = a.format;
+      this.host.note(`allOf with two formats ("${String(a.format)}", "${String(b.format)}"): kept the first`);
+    } else if (has(a, 'format')) out.format = a.format;
+    else if (has(b, 'format')) out.format = b.format;
+
+    for (const dir of ['min', 'max'] as const) {
+      const ba = getBound(a, dir, d);
+      const bb = getBound(b, dir, d);
+      setBound(out, ba && bb ? tighter(ba, bb, dir) : ba ?? bb, dir, d);
+    }
+    if (typeof a.multipleOf === 'number' && typeof b.multipleOf === 'number') {
+      const m = multipleOfAnd(a.multipleOf, b.multipleOf);
+      if (m === undefined) {
+        out.multipleOf = a.multipleOf;
+        this.host.note(`allOf with multipleOf ${a.multipleOf} and ${b.multipleOf}: kept the first`);
+      } else out.multipleOf = m;
+    } else if (has(a, 'multipleOf')) out.multipleOf = a.multipleOf;
+    else if (has(b, 'multipleOf')) out.multipleOf = b.multipleOf;
+
+    for (const k of MIN_COUNTS) {
+      if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.max(a[k] as number, b[k] as number);
+      else if (has(a, k)) out[k] = a[k];
+      else if (has(b, k)) out[k] = b[k];
+    }
+    for (const k of MAX_COUNTS) {
+      if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.min(a[k] as number, b[k] as number);
+      else if (has(a, k)) out[k] = a[k];
+      else if (has(b, k)) out[k] = b[k];
+    }
+
+    if (typeof a.pattern === 'string' && typeof b.pattern === 'string') {
+      const p = patternAnd(a.pattern, b.pattern);
+      if (p === undefined) {
+        out.pattern = a.pattern;
+        this.host.note('allOf with two patterns that cannot be combined: kept the first');
+      } else out.pattern = p;
+    } else if (has(a, 'pattern')) out.pattern = a.pattern;
+    else if (has(b, 'pattern')) out.pattern = b.pattern;
+
+    if (has(a, 'uniqueItems') || has(b, 'uniqueItems')) out.uniqueItems = a.uniqueItems === true || b.uniqueItems === true;
+
+    if (hasTuple(a) || hasTuple(b)) {
+      const ta = getTuple(a, d);
+      const tb = getTuple(b, d);
+      const rest = this.andOpt(ta.rest, tb.rest);
+      if (!ta.prefix && !tb.prefix) setTuple(out, { rest }, d);
+      else {
+        const n = Math.max(ta.prefix?.length ?? 0, tb.prefix?.length ?? 0);
+        const prefix: Schema[] = [];
+        for (let i = 0; i < n; i++) {
+          prefix.push(this.and(ta.prefix?.[i] ?? ta.rest ?? true, tb.prefix?.[i] ?? tb.rest ?? true));
+        }
+        setTuple(out, { prefix, rest }, d);
+      }
+    }
+
+    if (has(a, 'contains') && has(b, 'contains')) {
+      out.contains = a.contains;
+      if (deepEqual(a.contains, b.contains)) {
+        const minA = typeof a.minContains === 'number' ? a.minContains : undefined;
+        const minB = typeof b.minContains === 'number' ? b.minContains : undefined;
+        if (minA !== undefined || minB !== undefined) out.minContains = Math.max(minA ?? 1, minB ?? 1);
+        const maxA = typeof a.maxContains === 'number' ? a.maxContains : undefined;
+        const maxB = typeof b.maxContains === 'number' ? b.maxContains : undefined;
+        if (maxA !== undefined || maxB !== undefined) out.maxContains = Math.min(maxA ?? Infinity, maxB ?? Infinity);
+      } else {
+        if (has(a, 'minContains')) out.minContains = a.minContains;
+        if (has(a, 'maxContains')) out.maxContains = a.maxContains;
+        this.host.note('allOf with two different "contains": kept the first');
+      }
+    } else {
+      const src = has(a, 'contains') ? a : has(b, 'contains') ? b : undefined;
+      if (src) {
+        out.contains = src.contains;
+        if (has(src, 'minContains')) out.minContains = src.minContains;
+        if (has(src, 'maxContains')) out.maxContains = src.maxContains;
+      }
+    }
+
+    this.andObject(a, b, out);
+    return ordered(out);
+  }
+
+  private andOpt(a: Schema | undefined, b: Schema | undefined): Schema | undefined {
+    if (a === undefined) return b;
+    if (b === undefined) return a;
+    return this.and(a, b);
+  }
+
+  private andObject(a: JsonObject, b: JsonObject, out: JsonObject): void {
+    const d = this.d;
+    const objA = has(a, 'properties') || has(a, 'additionalProperties');
+    const objB = has(b, 'properties') || has(b, 'additionalProperties');
+    if (objA && objB) {
+      const pa = isObject(a.properties) ? a.properties : undefined;
+      const pb = isObject(b.properties) ? b.properties : undefined;
+      const addA = (has(a, 'additionalProperties') ? a.additionalProperties : true) as Schema;
+      const addB = (has(b, 'additionalProperties') ? b.additionalProperties : true) as Schema;
+      if (pa || pb) {
+        // A name only one side declares is governed on the other side by its additionalProperties:
+        // this is exact, also when one side forbids additional properties.
+        const props: JsonObject = {};
+        if (pa) {
+          for (const n of Object.keys(pa)) {
+            const y = own(pb, n);
+            setKey(props, n, this.and(pa[n] as Schema, (y === undefined ? addB : y) as Schema));
+          }
+        }
+        if (pb) {
+          for (const n of Object.keys(pb)) {
+            if (pa && has(pa, n)) continue;
+            setKey(props, n, this.and(pb[n] as Schema, addA));
+          }
+        }
+        out.properties = props;
+      }
+      if (has(a, 'additionalProperties') || has(b, 'additionalProperties')) {
+        const add = this.and(addA, addB);
+        if (!isTrivial(add)) out.additionalProperties = add;
+      }
+    } else {
+      const src = objA ? a : objB ? b : undefined;
+      if (src) {
+        if (has(src, 'properties')) out.properties = src.properties;
+        if (has(src, 'additionalProperties')) out.additionalProperties = src.additionalProperties;
+      }
+    }
+
+    if (Array.isArray(a.required) || Array.isArray(b.required)) {
+      const req = uniqueValues([...((a.required as JsonValue[]) ?? []), ...((b.required as JsonValue[]) ?? [])]);
+      out.required = req;
+    }
+
+    const pn = this.andOpt(a.propertyNames as Schema | undefined, b.propertyNames as Schema | undefined);
+    if (pn !== undefined) out.propertyNames = pn;
+
+    const da = getDepsRequired(a, d);
+    const db = getDepsRequired(b, d);
+    if (da && db) {
+      const deps: JsonObject = {};
+      for (const k of Object.keys(da)) setKey(deps, k, uniqueValues([...da[k], ...((own(db, k) as string[] | undefined) ?? [])]));
+      for (const k of Object.keys(db)) if (!has(da, k)) setKey(deps, k, db[k]);
+      out[d.depsKeyword] = deps;
+    } else if (da || db) out[d.depsKeyword] = (da ?? db) as JsonObject;
+  }
+
+  // ---- loosest common schema ----------------------------------------------
+
+  or(a: Schema, b: Schema): Schema {
+    if (a === false) return b;
+    if (b === false) return a;
+    const ma = admittedKinds(a);
+    const mb = admittedKinds(b);
+    if (ma === 0) return b;
+    if (mb === 0) return a;
+    if (isTrivial(a) || isTrivial(b)) {
+      const other = (isTrivial(a) ? b : a) as Schema;
+      if (!isTrivial(other)) this.lossy = true;
+      return annotationsOnly(other);
+    }
+    if (!this.host.spend()) {
+      this.host.note('work budget exhausted; a union became {}');
+      this.lossy = true;
+      return {};
+    }
+    a = a as JsonObject;
+    b = b as JsonObject;
+    const out: JsonObject = {};
+
+    if (has(a, '$schema')) out.$schema = a.$schema;
+    for (const k of ['title', 'description'] as const) {
+      if (has(a, k) && has(b, k)) {
+        if (a[k] === b[k]) out[k] = a[k];
+        else this.lossy = true;
+      } else if (has(a, k)) out[k] = a[k];
+      else if (has(b, k)) out[k] = b[k];
+    }
+    if (has(a, 'default') && has(b, 'default')) {
+      if (deepEqual(a.default, b.default)) out.default = a.default;
+    } else if (has(a, 'default')) out.default = a.default;
+    else if (has(b, 'default')) out.default = b.default;
+    if (Array.isArray(a.examples) && Array.isArray(b.examples)) out.examples = uniqueValues([...a.examples, ...b.examples]);
+    else if (has(a, 'examples')) out.examples = a.examples;
+    else if (has(b, 'examples')) out.examples = b.examples;
+    for (const k of ['deprecated', 'readOnly', 'writeOnly'] as const) {
+      if (has(a, k) && has(b, k) && a[k] === b[k]) out[k] = a[k];
+    }
+
+    const mask = ma | mb;
+    const t = typeFromMask(mask);
+    if (t !== undefined) out.type = t;
+
+    const xa = explicitValues(a);
+    const xb = explicitValues(b);
+    const ea = this.finiteValues(xa, ma);
+    const eb = this.finiteValues(xb, mb);
+    if (ea && eb) {
+      const vals = uniqueValues([...ea, ...eb]);
+      if (vals.length === 1) out.const = vals[0];
+      else out.enum = vals;
+    } else if (xa || xb) this.lossy = true;
+
+    // Each keyword group constrains only instances of its kinds: a group is
+    // taken as-is from the one branch admitting those kinds, and loosened to
+    // the common part when both admit them.
+    this.orFormat(a, b, ma, mb, out);
+    this.orGroup(a, b, ma, mb, K_NUM, out, (x, y, o) => this.orNumeric(x, y, o), NUMERIC_KEYS);
+    this.orGroup(a, b, ma, mb, K_STR, out, (x, y, o) => this.orString(x, y, o), STRING_KEYS);
+    this.orGroup(a, b, ma, mb, K_ARR, out, (x, y, o) => this.orArray(x, y, o), ARRAY_KEYS);
+    this.orGroup(a, b, ma, mb, K_OBJ, out, (x, y, o) => this.orObjectGroup(x, y, o), OBJECT_KEYS);
+    return ordered(out);
+  }
+
+  /** Finite set of values a branch accepts, when it is one: its enumeration, or the kinds null/boolean alone. */
+  private finiteValues(explicit: JsonValue[] | undefined, mask: number): JsonValue[] | undefined {
+    if (explicit) return explicit.filter((v) => kindAllowed(v, mask));
+    if (mask === K_NULL) return [null];
+    if (mask === K_BOOL) return [true, false];
+    if (mask === (K_NULL | K_BOOL)) return [true, false, null];
+    return undefined;
+  }
+
+  private orFormat(a: JsonObject, b: JsonObject, ma: number, mb: number, out: JsonObject): void {
+    const fa = typeof a.format === 'string' && ma & formatMask(a.format) ? a.format : undefined;
+    const fb = typeof b.format === 'string' && mb & formatMask(b.format) ? b.format : undefined;
+    if (fa !== undefined && fb !== undefined) {
+      if (fa === fb) out.format = fa;
+      else this.lossy = true;
+    } else if (fa !== undefined) {
+      if (mb & formatMask(fa)) this.lossy = true;
+      else out.format = fa;
+    } else if (fb !== undefined) {
+      if (ma & formatMask(fb)) this.lossy = true;
+      else out.format = fb;
+    }
+  }
+
+  private orGroup(
+    a: JsonObject, b: JsonObject, ma: number, mb: number, kinds: number, out: JsonObject,
+    merge: (a: JsonObject, b: JsonObject, out: JsonObject) => void, keys: readonly string[],
+  ): void {
+    const inA = (ma & kinds) !== 0;
+    const inB = (mb & kinds) !== 0;
+    if (inA && inB) {
+      if (kinds !== K_OBJ && (isFree(a, keys) || isFree(b, keys))) return; // one branch accepts every instance of these kinds
+      const before = this.lossy;
+      merge(a, b, out);
+      // identical group keywords on both sides lose nothing
+      if (!before && this.lossy && keys.every((k) => deepEqual(a[k], b[k]))) this.lossy = false;
+    } else if (inA || inB) {
+      const src = inA ? a : b;
+      for (const k of keys) if (has(src, k)) out[k] = src[k];
+    }
+  }
+
+  private orNumeric(a: JsonObject, b: JsonObject, out: JsonObject): void {
+    for (const dir of ['min', 'max'] as const) {
+      const ba = getBound(a, dir, this.d);
+      const bb = getBound(b, dir, this.d);
+      let r: Bound | undefined;
+      if (ba && bb) r = looser(ba, bb, dir);
+      if (ba && bb ? ba.value !== bb.value || ba.exclusive !== bb.exclusive : ba || bb) this.lossy = true;
+      setBound(out, r, dir, this.d);
+    }
+    if (typeof a.multipleOf === 'number' && typeof b.multipleOf === 'number') {
+      const m = multipleOfOr(a.multipleOf, b.multipleOf);
+      if (m !== undefined) out.multipleOf = m;
+      if (m !== a.multipleOf || m !== b.multipleOf) this.lossy = true;
+    } else if (has(a, 'multipleOf') || has(b, 'multipleOf')) this.lossy = true;
+  }
+
+  private orString(a: JsonObject, b: JsonObject, out: JsonObject): void {
+    this.orCount(a, b, out, 'minLength', 'maxLength');
+    if (typeof a.pattern === 'string' && typeof b.pattern === 'string') {
+      const p = patternOr(a.pattern, b.pattern);
+      if (p !== undefined) out.pattern = p;
+      else this.lossy = true;
+    } else if (has(a, 'pattern') || has(b, 'pattern')) this.lossy = true;
+  }
+
+  private orCount(a: JsonObject, b: JsonObject, out: JsonObject, minK: string, maxK: string): void {
+    if (typeof a[minK] === 'number' && typeof b[minK] === 'number') out[minK] = Math.min(a[minK] as number, b[minK] as number);
+    if (typeof a[maxK] === 'number' && typeof b[maxK] === 'number') out[maxK] = Math.max(a[maxK] as number, b[maxK] as number);
+    if (!deepEqual(a[minK], b[minK]) || !deepEqual(a[maxK], b[maxK])) this.lossy = true;
+  }
+
+  private orArray(a: JsonObject, b: JsonObject, out: JsonObject): void {
+    const d = this.d;
+    this.orCount(a, b, out, 'minItems', 'maxItems');
+    if (a.uniqueItems === true && b.uniqueItems === true) out.uniqueItems = true;
+    else if (a.uniqueItems === true || b.uniqueItems === true) this.lossy = true;
+    if (hasTuple(a) || hasTuple(b)) {
+      const ta = getTuple(a, d);
+      const tb = getTuple(b, d);
+      const restA = ta.rest ?? true;
+      const restB = tb.rest ?? true;
+      const rest = this.or(restA, restB);
+      if (!ta.prefix && !tb.prefix) {
+        if (!isTrivial(rest)) setTuple(out, { rest }, d);
+      } else {
+        const n = Math.max(ta.prefix?.length ?? 0, tb.prefix?.length ?? 0);
+        const prefix: Schema[] = [];
+        for (let i = 0; i < n; i++) prefix.push(this.or(ta.prefix?.[i] ?? restA, tb.prefix?.[i] ?? restB));
+        if (prefix.some((p) => !isTrivial(p)) || !isTrivial(rest)) {
+          setTuple(out, { prefix, rest: isTrivial(rest) ? undefined : rest }, d);
+        }
+      }
+    }
+    if (has(a, 'contains') && has(b, 'contains') && deepEqual(a.contains, b.contains)) {
+      out.contains = a.contains;
+      const minA = typeof a.minContains === 'number' ? a.minContains : 1;
+      const minB = typeof b.minContains === 'number' ? b.minContains : 1;
+      if (Math.min(minA, minB) !== 1) out.minContains = Math.min(minA, minB);
+      if (typeof a.maxContains === 'number' && typeof b.maxContains === 'number') out.maxContains = Math.max(a.maxContains, b.maxContains);
+    } else if (has(a, 'contains') || has(b, 'contains')) this.lossy = true;
+  }
+
+  private orObjectGroup(a: JsonObject, b: JsonObject, out: JsonObject): void {
+    const d = this.d;
+    const pa = isObject(a.properties) ? a.properties : undefined;
+    const pb = isObject(b.properties) ? b.properties : undefined;
+    const addA = (has(a, 'additionalProperties') ? a.additionalProperties : true) as Schema;
+    const addB = (has(b, 'additionalProperties') ? b.additionalProperties : true) as Schema;
+    if (pa || pb) {
+      // A property only one branch names: the other branch accepts for it whatever
+      // its additionalProperties accepts, so the union must too.
+      const props: JsonObject = {};
+      if (pa) {
+        for (const n of Object.keys(pa)) {
+          const y = own(pb, n);
+          setKey(props, n, this.or(pa[n] as Schema, (y === undefined ? addB : y) as Schema));
+        }
+      }
+      if (pb) {
+        for (const n of Object.keys(pb)) {
+          if (pa && has(pa, n)) continue;
+          setKey(props, n, this.or(addA, pb[n] as Schema));
+        }
+      }
+      out.properties = props;
+    }
+    if (has(a, 'additionalProperties') && has(b, 'additionalProperties')) {
+      const add = this.or(addA, addB);
+      if (!isTrivial(add)) out.additionalProperties = add;
+    } else if (has(a, 'additionalProperties') || has(b, 'additionalProperties')) {
+      const add = (has(a, 'additionalProperties') ? addA : addB) as Schema;
+      if (!isTrivial(add)) this.lossy = true;
+    }
+    if (Array.isArray(a.required) && Array.isArray(b.required)) {
+      const rb = new Set(b.required);
+      const req = a.required.filter((n) => rb.has(n));
+      if (req.length > 0) out.required = req;
+      if (req.length !== a.required.length || req.length !== b.required.length) this.lossy = true;
+    } else if (Array.isArray(a.required) || Array.isArray(b.required)) this.lossy = true;
+    if (has(a, 'propertyNames') && has(b, 'propertyNames')) {
+      const pn = this.or(a.propertyNames as Schema, b.propertyNames as Schema);
+      if (!isTrivial(pn)) out.propertyNames = pn;
+    } else if (has(a, 'propertyNames') || has(b, 'propertyNames')) this.lossy = true;
+    this.orCount(a, b, out, 'minProperties', 'maxProperties');
+    const da = getDepsRequired(a, d);
+    const db = getDepsRequired(b, d);
+    if (da && db) {
+      const deps: JsonObject = {};
+      for (const k of Object.keys(da)) {
+        const other = own(db, k);
+        if (!Array.isArray(other)) continue;
+        const set = new Set(other);
+        const common = da[k].filter((n) => set.has(n));
+        if (common.length > 0) setKey(deps, k, common);
+      }
+      if (Object.keys(deps).length > 0) out[d.depsKeyword] = deps;
+      if (!deepEqual(da as unknown as JsonValue, db as unknown as JsonValue)) this.lossy = true;
+    } else if (da || db) this.lossy = true;
+  }
+}
+
+const NUMERIC_KEYS = ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf'];
+const STRING_KEYS = ['minLength', 'maxLength', 'pattern'];
+const ARRAY_KEYS = ['prefixItems', 'items', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains'];
+const OBJECT_KEYS = ['properties', 'required', 'additionalProperties', 'propertyNames', 'minProperties', 'maxProperties', 'dependentRequired', 'dependencies'];
+
+/** No constraint of the group and no enumeration: the node accepts every instance of the group's kinds it admits. */
+function isFree(s: JsonObject, keys: readonly string[]): boolean {
+  return !has(s, 'const') && !has(s, 'enum') && !keys.some((k) => has(s, k));
+}
+
+/** Only the descriptive keywords of a node (`{}` when it has none). */
+function annotationsOnly(s: Schema): Schema {
+  if (typeof s === 'boolean') return true;
+  const out: JsonObject = {};
+  for (const k of ['title', 'description'] as const) if (has(s, k)) out[k] = s[k];
+  return out;
+}

@@ -1,0 +1,77 @@
+// Short, model-readable renderings of compacted subschemas, used in the
+// notes appended to `description` when a rewrite loses information
+// ("One of: {kind: "circle", radius: number} | {kind: "square", side: number}").
+import type { JsonValue } from '../../contract/descriptor.js';
+import { MAX_NOTE_LENGTH } from './limits.js';
+import { isObject } from './schema-util.js';
+
+function clip(s: string, n: number): string {
+  return s.length <= n ? s : s.slice(0, Math.max(0, n - 1)) + '…';
+}
+
+function literal(v: JsonValue): string {
+  if (typeof v === 'string') return clip(JSON.stringify(v), 40);
+  if (v === null || typeof v !== 'object') return String(v);
+  return Array.isArray(v) ? '[…]' : '{…}';
+}
+
+function typeWord(s: unknown): string {
+  if (s === true) return 'any';
+  if (s === false) return 'nothing';
+  if (!isObject(s)) return 'any';
+  if (s.const !== undefined) return literal(s.const);
+  if (Array.isArray(s.enum)) {
+    const vals = s.enum.slice(0, 6).map(literal);
+    return vals.join(' | ') + (s.enum.length > 6 ? ' | …' : '');
+  }
+  const t = s.type;
+  const types = typeof t === 'string' ? [t] : Array.isArray(t) ? (t.filter((x) => typeof x === 'string') as string[]) : [];
+  if (types.length === 0) {
+    if (isObject(s.properties)) return 'object';
+    if (s.items !== undefined || s.prefixItems !== undefined) return 'array';
+    return 'any';
+  }
+  return types.join(' or ');
+}
+
+/** One line, at most `max` characters. */
+export function brief(s: unknown, max = 80): string {
+  if (typeof s === 'boolean') return s ? 'any' : 'nothing';
+  if (!isObject(s)) return 'any';
+  let core = typeWord(s);
+  if (isObject(s.properties)) {
+    const req = new Set(Array.isArray(s.required) ? s.required : []);
+    const names = Object.keys(s.properties);
+    const parts = names.slice(0, 6).map((n) => {
+      const sub = (s.properties as Record<string, unknown>)[n];
+      return `${clip(n, 24)}${req.has(n) ? '' : '?'}: ${typeWord(sub)}`;
+    });
+    if (names.length > 6) parts.push('…');
+    core = `{${parts.join(', ')}}`;
+  } else if (s.items !== undefined && !Array.isArray(s.items) && (s.type === 'array' || s.type === undefined)) {
+    core = `array of ${typeWord(s.items)}`;
+  } else if (typeof s.format === 'string') {
+    core = `${core} (${clip(s.format, 20)})`;
+  }
+  const label = typeof s.title === 'string' && s.title.trim() ? s.title.trim() : typeof s.description === 'string' ? s.description.trim() : '';
+  const text = label ? `${core} (${clip(label.replace(/\s+/g, ' '), 48)})` : core;
+  return clip(text, max);
+}
+
+/** "One of: a | b | c", bounded by MAX_NOTE_LENGTH. */
+export function alternativesNote(label: string, branches: readonly unknown[]): string {
+  const per = Math.max(24, Math.floor((MAX_NOTE_LENGTH - label.length) / Math.max(1, branches.length)) - 3);
+  return clip(`${label}: ${branches.map((b) => brief(b, per)).join(' | ')}`, MAX_NOTE_LENGTH);
+}
+
+export function boundedNote(text: string): string {
+  return clip(text.replace(/\s+/g, ' '), MAX_NOTE_LENGTH);
+}
+
+/** Append a note to a description (sentence-separated). */
+export function withNote(description: JsonValue | undefined, note: string): string {
+  const d = typeof description === 'string' ? description.trim() : '';
+  if (!d) return note;
+  if (d.includes(note)) return d;
+  return /[.!?:;…]$/.test(d) ? `${d} ${note}` : `${d}. ${note}`;
+}
