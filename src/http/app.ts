@@ -9,7 +9,9 @@ import { ContractError } from '../contract/errors.js';
 import { isServedVersion, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../contract/protocol.js';
 import type { HostMetrics } from '../observability/metrics.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
+import type { EventLog } from '../events/log.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
+import { registerEventRoutes } from './events-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { sendContractError, sendError } from './respond.js';
 import { registerToolRoutes } from './tool-routes.js';
@@ -22,6 +24,8 @@ export interface HttpDeps {
   sourceHealth: () => SourceHealth[];
   metrics: HostMetrics;
   logger: Logger;
+  /** The tool-session event log; when present, /events, /events/stream and /sessions/{id}/events are served. */
+  events?: EventLog;
 }
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
@@ -60,5 +64,6 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   registerToolRoutes(app, deps);
   registerDiscoveryRoutes(app, deps);
   registerHealthRoutes(app, deps);
+  if (deps.events) registerEventRoutes(app, deps);
   return app;
 }

@@ -1,0 +1,239 @@
+// Reading the tool-session event log over HTTP (CONTRACT.md "Tool sessions").
+// Same bearer credential as /tools; every answer is scoped to the caller's
+// tenant, whose events form one stream with its own `sequence`.
+//
+//   GET /sessions/{sessionId}/events  -> { events }   (unknown and other-tenant sessions: one identical 404)
+//   GET /events?after=N&limit=M       -> { events, next }
+//   GET /events/stream                -> text/event-stream, resumable with Last-Event-ID
+//
+// Event names on the wire are the seed's (`tool.session.opened` /
+// `tool.session.closed`); the v2 event code map spells them
+// `tool.session-opened` / `tool.session-closed` (see src/events/log.ts).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import { ContractError } from '../contract/errors.js';
+import { PROTOCOL_VERSION } from '../contract/protocol.js';
+import type { EventLog, ToolEvent } from '../events/log.js';
+import type { HttpDeps } from './app.js';
+import { requirePrincipal } from './auth-hook.js';
+import { JSON_TYPE, sendError } from './respond.js';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+/** Events read from the log per step while a stream catches up. */
+const REPLAY_PAGE = 500;
+const DEFAULT_KEEP_ALIVE_MS = 15_000;
+const SESSION_NOT_FOUND = 'no session with that id is available';
+const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+export interface EventRouteOptions {
+  /** Interval of the SSE keep-alive comment (default 15 000 ms). */
+  keepAliveMs?: number;
+}
+
+interface Problem {
+  parameter: string;
+  expected: string;
+}
+
+/** A sequence cursor: -1 (before the first event) or a non-negative integer, written plainly. */
+function parseCursor(text: unknown): number | undefined {
+  if (typeof text !== 'string' || !/^(?:-1|0|[1-9][0-9]{0,15})$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+function parseLimit(text: unknown): number | undefined {
+  if (typeof text !== 'string' || !/^[1-9][0-9]{0,3}$/.test(text)) return undefined;
+  const n = Number(text);
+  return n <= MAX_LIMIT ? n : undefined;
+}
+
+function pageQuery(request: FastifyRequest): { after: number; limit: number } {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const problems: Problem[] = [];
+  let after = -1;
+  let limit = DEFAULT_LIMIT;
+  if (query.after !== undefined) {
+    const n = parseCursor(query.after);
+    if (n === undefined) problems.push({ parameter: 'after', expected: 'one integer >= -1 (a sequence number)' });
+    else after = n;
+  }
+  if (query.limit !== undefined) {
+    const n = parseLimit(query.limit);
+    if (n === undefined) problems.push({ parameter: 'limit', expected: `one integer from 1 to ${MAX_LIMIT}` });
+    else limit = n;
+  }
+  if (problems.length > 0) throw new ContractError('validation_error', 'invalid query parameters', { problems });
+  return { after, limit };
+}
+
+function lastEventId(request: FastifyRequest): number | undefined {
+  const header = request.headers['last-event-id'];
+  if (header === undefined || header === '') return undefined;
+  const n = parseCursor(header);
+  if (n === undefined) {
+    throw new ContractError('validation_error', 'invalid Last-Event-ID header', {
+      problems: [{ parameter: 'Last-Event-ID', expected: 'one integer >= -1 (the id of the last event received)' }],
+    });
+  }
+  return n;
+}
+
+function sendJson(reply: FastifyReply, value: unknown): FastifyReply {
+  return reply.header('content-type', JSON_TYPE).header('cache-control', 'no-store').send(JSON.stringify(value));
+}
+
+/** One SSE message; `data` is a single line because JSON.stringify never emits a raw newline. */
+function frame(e: ToolEvent): string {
+  return `id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+}
+
+/**
+ * Streams a tenant's events to one client. With `from` set, replays every
+ * event after it from the log, then goes live; without, starts live at the
+ * current end. A client too slow to take live events is switched back to
+ * reading from the log (after its socket drains), so memory held per client
+ * stays bounded and nothing is skipped.
+ */
+function streamEvents(res: ServerResponse, log: EventLog, tenant: string, from: number | undefined, keepAliveMs: number, onEnd: () => void): () => void {
+  let ended = false;
+  let live = false;
+  let pumping = false;
+  // The last sequence written to the client (or skipped as already seen).
+  let cursor = -1;
+
+  const waitDrain = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+
+  const pump = async () => {
+    if (pumping) return;
+    pumping = true;
+    try {
+      while (!ended) {
+        if (res.writableNeedDrain) await waitDrain();
+        if (ended) return;
+        const page = log.readAfter(tenant, cursor, REPLAY_PAGE);
+        if (page.length === 0) {
+          // Nothing more in the log: from here on (same tick) live events follow.
+          live = true;
+          return;
+        }
+        for (const e of page) {
+          cursor = e.sequence;
+          res.write(frame(e));
+        }
+      }
+    } catch {
+      end(); // the log was closed under us
+    } finally {
+      pumping = false;
+    }
+  };
+
+  const unsubscribe = log.subscribe(tenant, (e) => {
+    if (ended || !live || e.sequence <= cursor) return;
+    cursor = e.sequence;
+    if (!res.write(frame(e))) {
+      live = false;
+      void pump();
+    }
+  });
+
+  const keepAlive = setInterval(() => {
+    if (!ended) res.write(': keep-alive\n\n');
+  }, keepAliveMs);
+
+  function end(): void {
+    if (ended) return;
+    ended = true;
+    clearInterval(keepAlive);
+    unsubscribe();
+    onEnd();
+    if (!res.writableEnded) res.end();
+  }
+  res.on('close', end);
+  res.on('error', end);
+
+  // Subscribed above, so reading the end of the stream now (same tick) leaves no gap.
+  const last = log.lastSequence(tenant);
+  if (from === undefined) {
+    cursor = last;
+    live = true;
+  } else {
+    // An id beyond the end (another log file, a made-up id) would hide every
+    // future event behind it; resume from the real end instead.
+    cursor = Math.min(from, last);
+    void pump();
+  }
+  return end;
+}
+
+export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, options: EventRouteOptions = {}): void {
+  const log = deps.events;
+  if (log === undefined) return;
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  const open = new Set<() => void>();
+
+  // Hijacked streams never finish by themselves: end them so app.close() can.
+  app.addHook('preClose', async () => {
+    for (const end of [...open]) end();
+  });
+
+  app.get('/sessions/:sessionId/events', async (request, reply) => {
+    const principal = await requirePrincipal(request, deps.authenticator);
+    const { sessionId } = request.params as { sessionId: string };
+    const events = log.readSession(principal.tenant, sessionId);
+    if (events.length === 0) return sendError(reply, 'not_found', SESSION_NOT_FOUND);
+    return sendJson(reply, { events });
+  });
+
+  app.get('/events', async (request, reply) => {
+    const principal = await requirePrincipal(request, deps.authenticator);
+    const { after, limit } = pageQuery(request);
+    const events = log.readAfter(principal.tenant, after, limit);
+    return sendJson(reply, { events, next: events.length > 0 ? events[events.length - 1].sequence : after });
+  });
+
+  app.get('/events/stream', { exposeHeadRoute: false }, async (request, reply) => {
+    // Everything that can fail with an envelope fails before the hijack.
+    const principal = await requirePrincipal(request, deps.authenticator);
+    const from = lastEventId(request);
+    reply.hijack();
+    const res = reply.raw;
+    // A hijacked reply skips fastify's headers, the onRequest hook's
+    // OpenWOP-Version among them: copy what was set, then add our own.
+    const headers: Record<string, string | number | string[]> = {};
+    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = v;
+    res.writeHead(200, {
+      ...headers,
+      'openwop-version': PROTOCOL_VERSION,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    res.write(': openwop tool events\n\n');
+    let end: (() => void) | undefined;
+    end = streamEvents(res, log, principal.tenant, from, keepAliveMs, () => {
+      if (end) open.delete(end);
+    });
+    if (!res.writableEnded) open.add(end);
+  });
+
+  const methodNotAllowed = (_request: FastifyRequest, reply: FastifyReply) => sendError(reply, 'method_not_allowed', 'the event log is read-only', undefined, { allow: 'GET, HEAD' });
+  app.route({ method: [...OTHER_METHODS], url: '/events', handler: methodNotAllowed });
+  app.route({ method: [...OTHER_METHODS], url: '/sessions/:sessionId/events', handler: methodNotAllowed });
+  app.route({
+    method: [...OTHER_METHODS, 'HEAD'],
+    url: '/events/stream',
+    handler: (_request, reply) => sendError(reply, 'method_not_allowed', 'the event stream is read with GET', undefined, { allow: 'GET' }),
+  });
+}
