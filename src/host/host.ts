@@ -20,6 +20,8 @@ import { loadWorkflows, type WorkflowDefinition } from '../sources/workflow/inde
 import { ConfigError, placeOf } from '../util/validated-yaml.js';
 import { buildDiscovery, type Discovery } from './discovery.js';
 import { createDynamicSources } from './dynamic-sources.js';
+import type { McpToolSource } from '../sources/mcp/index.js';
+import type { ConnectorToolSource } from '../sources/connector/index.js';
 
 export interface HostOptions {
   logger?: Logger;
@@ -36,6 +38,8 @@ export interface Host {
   authenticator: HostAuthenticator;
   apiKeys: ApiKeyStore;
   sources: readonly ToolSource[];
+  mcpSources: ReadonlyMap<string, McpToolSource>;
+  connectors: ReadonlyMap<string, ConnectorToolSource>;
   handlers: ReadonlyMap<string, ToolHandler>;
   workflows: ReadonlyMap<string, WorkflowDefinition>;
   discovery: Discovery;
@@ -79,11 +83,11 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dynamic = createDynamicSources(loaded, ctx);
-  sources.push(...dynamic);
+  sources.push(...dynamic.mcp, ...dynamic.connectors);
 
   const tenants = new Map<string, TenantPolicy>(Object.entries(config.tenants).map(([id, t]) => [id, compileTenant(id, t.tools)]));
   const policy = new Policy(config.policy);
-  const dynamicIds = new Set(dynamic.map((s) => s.id));
+  const dynamicIds = new Set([...dynamic.mcp, ...dynamic.connectors].map((s) => s.id));
   const store = new CatalogStore({
     sources,
     policy,
@@ -129,6 +133,8 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
     authenticator: new HostAuthenticator(apiKeys),
     apiKeys,
     sources,
+    mcpSources: new Map(dynamic.mcp.map((s) => [s.serverId, s])),
+    connectors: new Map(dynamic.connectors.map((s) => [s.id.slice('connector:'.length), s])),
     handlers,
     workflows,
     discovery,

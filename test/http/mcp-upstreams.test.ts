@@ -1,0 +1,173 @@
+// MCP servers as catalog sources, through the whole host (issue 3): real
+// published servers and the project's fixture over stdio and Streamable HTTP,
+// classified by the host only, refreshed live, failures isolated, secrets kept.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { after, before, describe, test } from 'node:test';
+import { hashApiKey } from '../../src/auth/api-keys.js';
+import { request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
+import { errorsOf, validateV2 } from '../helpers/schemas.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const FIXTURE = `${root}test/fixtures/mcp-fixture/server.ts`;
+const EVERYTHING = `${root}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
+const FILESYSTEM = `${root}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
+const ENV_SECRET = 'env-secret-6f1c0e9a2b7d';
+const HEADER_SECRET = 'header-secret-93ab41c7d2e0';
+const FAST = { connectTimeoutMs: 8000, pageTimeoutMs: 1500, debounceMs: 20, backoff: { initialMs: 100, maxMs: 400 }, pingIntervalMs: 500 };
+
+async function startHttpFixture(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, '--transport', 'http', '--port', '0', '--auth-token', HEADER_SECRET], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+  return { child, url: chunk.toString().trim().split('\n')[0] };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 8000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+let server: TestServer;
+let httpFixture: { child: ChildProcess; url: string };
+const ids = async () => (await request(server.url, '/tools', { token: 'k' })).json().map((d: { toolId: string }) => d.toolId) as string[];
+const health = async (id: string) => (await request(server.url, '/readyz')).json().sources.find((s: { id: string }) => s.id === id);
+
+before(async () => {
+  httpFixture = await startHttpFixture();
+  const fsDir = tempDir();
+  const file = writeConfig({
+    tenants: { t: { tools: ['*'] }, narrow: { tools: ['mcp:everything.*'] } },
+    principals: [
+      { id: 'p', tenant: 't', keyHash: hashApiKey('k') },
+      { id: 'q', tenant: 'narrow', keyHash: hashApiKey('n') },
+    ],
+    policy: {
+      rules: [
+        { match: 'mcp:everything.echo', safetyTier: 'read', replayPolicy: 'deterministic', egress: 'none' },
+        { match: ['mcp:fs.read_*', 'mcp:fs.list_*'], safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' },
+      ],
+    },
+    sources: {
+      mcp: [
+        { id: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], ...FAST },
+        { id: 'fs', transport: 'stdio', command: process.execPath, args: [FILESYSTEM, fsDir], ...FAST },
+        { id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--stderr-env', 'FX_SECRET'], cwd: root, env: { FX_SECRET: '${FX_SECRET}' }, ...FAST },
+        { id: 'fxh', transport: 'http', url: httpFixture.url, headers: { authorization: 'Bearer ${FXH_TOKEN}' }, ...FAST },
+      ],
+    },
+  });
+  server = await startTestServer(file, { env: { ...process.env, FX_SECRET: ENV_SECRET, FXH_TOKEN: HEADER_SECRET }, startDeadlineMs: 15_000 });
+});
+
+after(async () => {
+  await server?.close();
+  httpFixture?.child.kill('SIGKILL');
+  const everything = [...server.logs, ''].join('\n');
+  // The upstream secrets never appear in a log line of the whole run.
+  assert.ok(!everything.includes(ENV_SECRET), 'env secret in logs');
+  assert.ok(!everything.includes(HEADER_SECRET), 'header secret in logs');
+});
+
+describe('MCP upstreams through the host', () => {
+  test('published servers and the fixture appear with their ids, sorted, valid, host-classified', async () => {
+    const list = (await request(server.url, '/tools', { token: 'k' })).json();
+    const got = list.map((d: { toolId: string }) => d.toolId);
+    assert.deepEqual(got, [...got].sort((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)));
+    for (const want of ['mcp:everything.echo', 'mcp:fs.read_text_file', 'mcp:fs.write_file', 'mcp:fx.echo', 'mcp:fx.delete_everything', 'mcp:fxh.echo']) {
+      assert.ok(got.includes(want), `${want} missing from ${got.join(', ')}`);
+    }
+    for (const d of list) assert.ok(validateV2(d), `${d.toolId}: ${errorsOf(validateV2)}`);
+    const byId = new Map(list.map((d: { toolId: string }) => [d.toolId, d]));
+    const echo = byId.get('mcp:everything.echo') as Record<string, any>;
+    assert.equal(echo.safetyTier, 'read');
+    assert.deepEqual(echo.annotations, { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    assert.equal((byId.get('mcp:fs.read_text_file') as Record<string, any>).safetyTier, 'read');
+    // Unclassified MCP tools are write, whatever they say about themselves.
+    for (const d of list as Record<string, any>[]) {
+      if (d.source !== 'mcp' || d.toolId === 'mcp:everything.echo' || /^mcp:fs\.(read_|list_)/.test(d.toolId)) continue;
+      assert.equal(d.safetyTier, 'write', d.toolId);
+      assert.equal(d.annotations.destructiveHint, true, d.toolId);
+    }
+  });
+
+  test('the tool that claims readOnlyHint: true while deleting things is write', async () => {
+    const d = (await request(server.url, '/tools/mcp%3Afx.delete_everything', { token: 'k' })).json();
+    assert.equal(d.safetyTier, 'write');
+    assert.equal(d.annotations.readOnlyHint, false);
+    assert.equal(d.annotations.destructiveHint, true);
+    assert.equal(d.annotations.openWorldHint, true);
+  });
+
+  test('discovery lists mcp among the sources; the narrow tenant sees only its server', async () => {
+    const doc = (await request(server.url, '/.well-known/openwop')).json();
+    assert.ok(doc.toolCatalog.sources.includes('mcp'));
+    const narrow = (await request(server.url, '/tools', { token: 'n' })).json();
+    assert.ok(narrow.length > 0);
+    assert.ok(narrow.every((d: { toolId: string }) => d.toolId.startsWith('mcp:everything.')));
+  });
+
+  test('list_changed: an added tool is served within a second, a removed one disappears, the ETag changes', async () => {
+    const before = await request(server.url, '/tools', { token: 'k' });
+    const fx = server.running.host.mcpSources.get('fx')!;
+    const started = Date.now();
+    await fx.callTool('fixture_control', { action: 'add', name: 'brand_new' });
+    await until('brand_new served', async () => ((await ids()).includes('mcp:fx.brand_new') ? true : undefined), 1000);
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed < 1000, `took ${elapsed} ms`);
+    const afterAdd = await request(server.url, '/tools', { token: 'k' });
+    assert.notEqual(afterAdd.headers.get('etag'), before.headers.get('etag'));
+    await fx.callTool('fixture_control', { action: 'remove', name: 'brand_new' });
+    await until('brand_new gone', async () => (!(await ids()).includes('mcp:fx.brand_new') ? true : undefined), 1000);
+  });
+
+  test('a killed stdio child: last good tools stay, health shows it, tools come back fresh', async () => {
+    const fx = server.running.host.mcpSources.get('fx')!;
+    const pid = Number(((await fx.callTool('pid', {})).content as { text: string }[])[0].text);
+    process.kill(pid, 'SIGKILL');
+    await until('fx not connected', async () => ((await health('mcp:fx')).state !== 'connected' ? true : undefined));
+    assert.ok((await ids()).includes('mcp:fx.echo'), 'last good tools still served');
+    const h = await health('mcp:fx');
+    assert.equal(h.state, 'stale');
+    assert.ok(h.lastError, 'health says why');
+    assert.equal((await request(server.url, '/readyz')).json().status, 'degraded');
+    await until('fx reconnected', async () => ((await health('mcp:fx')).state === 'connected' ? true : undefined), 10_000);
+    assert.ok((await ids()).includes('mcp:fx.echo'));
+  });
+
+  test('a hung server: the read times out, the catalog keeps answering, then recovers', async () => {
+    const fx = server.running.host.mcpSources.get('fx')!;
+    await fx.callTool('fixture_control', { action: 'hang', ms: 2500 });
+    await until('fx stale while hung', async () => ((await health('mcp:fx')).state === 'stale' ? true : undefined), 6000);
+    const during = await request(server.url, '/tools', { token: 'k' });
+    assert.equal(during.status, 200);
+    assert.ok(during.json().some((d: { toolId: string }) => d.toolId === 'mcp:fx.echo'));
+    await until('fx recovered', async () => ((await health('mcp:fx')).state === 'connected' ? true : undefined), 15_000);
+  });
+
+  test('a stopped HTTP server: last good tools stay; when it is back on its port, fresh again', async () => {
+    httpFixture.child.kill('SIGKILL');
+    await until('fxh not connected', async () => ((await health('mcp:fxh')).state !== 'connected' ? true : undefined), 8000);
+    assert.ok((await ids()).includes('mcp:fxh.echo'));
+    const port = new URL(httpFixture.url).port;
+    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, '--transport', 'http', '--port', port, '--auth-token', HEADER_SECRET], { stdio: ['ignore', 'pipe', 'ignore'] });
+    httpFixture = { child, url: httpFixture.url };
+    await until('fxh reconnected', async () => ((await health('mcp:fxh')).state === 'connected' ? true : undefined), 15_000);
+    assert.ok((await ids()).includes('mcp:fxh.echo'));
+  });
+
+  test('no upstream secret in any response', async () => {
+    const bodies = await Promise.all(
+      ['/tools', '/tools?view=compact', '/readyz', '/health/sources', '/metrics', '/.well-known/openwop', '/tools/mcp%3Afx.env_check'].map((p) => request(server.url, p, { token: 'k' })),
+    );
+    for (const b of bodies) {
+      assert.ok(!b.text.includes(ENV_SECRET));
+      assert.ok(!b.text.includes(HEADER_SECRET));
+    }
+  });
+});
