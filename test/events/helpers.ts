@@ -1,0 +1,154 @@
+// Helpers for the event-log tests: logs on real SQLite files in temp dirs, and
+// the real host (demo config) served with an event log attached.
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { EventLog, type EventLogOptions } from '../../src/events/log.js';
+import { startHost, type Host } from '../../src/host/host.js';
+import { buildApp } from '../../src/http/app.js';
+import { registerEventRoutes, type EventRouteOptions } from '../../src/http/events-routes.js';
+import { DEMO_CONFIG, tempDir } from '../helpers/server.js';
+
+export { ACME_KEY, GLOBEX_KEY, request, tempDir } from '../helpers/server.js';
+
+export function logFile(name = 'events.db'): string {
+  return join(tempDir('toolhost-events-'), name);
+}
+
+export function openTempLog(options?: EventLogOptions): { log: EventLog; file: string } {
+  const file = logFile();
+  return { log: EventLog.open(file, options), file };
+}
+
+export const ACME = { tenant: 'acme', principal: 'acme-agent' };
+export const GLOBEX = { tenant: 'globex', principal: 'globex-agent' };
+
+export interface EventsServer {
+  url: string;
+  host: Host;
+  app: FastifyInstance;
+  log: EventLog;
+  close(): Promise<void>;
+}
+
+/**
+ * The demo host with an event log on a temp file. Without route options the
+ * routes come from buildApp({..., events}) exactly as the host will wire them;
+ * with options (a short keep-alive) they are registered on the app directly.
+ */
+export async function startEventsServer(routeOptions?: EventRouteOptions, log: EventLog = openTempLog().log): Promise<EventsServer> {
+  const host = await startHost(DEMO_CONFIG, { logger: pino({ level: 'silent' }) });
+  const deps = {
+    store: host.store,
+    authenticator: host.authenticator,
+    discoveryBody: host.discovery.body,
+    sourceHealth: host.sourceHealth,
+    metrics: host.metrics,
+    logger: host.logger,
+  };
+  let app: FastifyInstance;
+  if (routeOptions === undefined) {
+    app = buildApp({ ...deps, events: log });
+  } else {
+    app = buildApp(deps);
+    registerEventRoutes(app, { ...deps, events: log }, routeOptions);
+  }
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    host,
+    app,
+    log,
+    close: async () => {
+      await app.close();
+      await host.stop();
+      log.close();
+    },
+  };
+}
+
+/** Polls `check` until it holds or `ms` pass. */
+export async function waitFor(check: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export interface SseMessage {
+  id?: string;
+  event?: string;
+  data?: string;
+}
+
+/** An open SSE response read incrementally, with bounded waits. */
+export interface SseClient {
+  status: number;
+  headers: Headers;
+  messages: SseMessage[];
+  comments: string[];
+  /** Waits until at least n messages (not comments) have arrived. */
+  waitForMessages(n: number, ms?: number): Promise<SseMessage[]>;
+  waitForComments(n: number, ms?: number): Promise<string[]>;
+  close(): void;
+}
+
+export async function openSse(url: string, token: string, headers: Record<string, string> = {}): Promise<SseClient> {
+  const controller = new AbortController();
+  const res = await fetch(`${url}/events/stream`, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: controller.signal });
+  const messages: SseMessage[] = [];
+  const comments: string[] = [];
+  let failure: unknown;
+  if (res.body !== null && res.status === 200) {
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    void (async () => {
+      let buffer = '';
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          buffer += value;
+          let cut: number;
+          while ((cut = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            const message: SseMessage = {};
+            let isMessage = false;
+            for (const line of block.split('\n')) {
+              if (line.startsWith(':')) comments.push(line.slice(1).trim());
+              else {
+                const i = line.indexOf(':');
+                const field = i < 0 ? line : line.slice(0, i);
+                const val = i < 0 ? '' : line.slice(i + 1).replace(/^ /, '');
+                if (field === 'id' || field === 'event' || field === 'data') {
+                  message[field] = val;
+                  isMessage = true;
+                }
+              }
+            }
+            if (isMessage) messages.push(message);
+          }
+        }
+      } catch (err) {
+        if (!controller.signal.aborted) failure = err;
+      }
+    })();
+  }
+  const waitForLength = async <T>(list: T[], n: number, ms: number, what: string): Promise<T[]> => {
+    await waitFor(() => failure !== undefined || list.length >= n, ms, `${n} ${what} (have ${list.length})`);
+    if (failure !== undefined) throw failure;
+    return list.slice();
+  };
+  return {
+    status: res.status,
+    headers: res.headers,
+    messages,
+    comments,
+    waitForMessages: (n, ms = 5000) => waitForLength(messages, n, ms, 'SSE messages'),
+    waitForComments: (n, ms = 5000) => waitForLength(comments, n, ms, 'SSE comments'),
+    close: () => controller.abort(),
+  };
+}
