@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { statSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parseToolId } from '../../src/contract/tool-id.js';
 import { createConnectorSource } from '../../src/sources/connector/index.js';
 import type { RawTool } from '../../src/sources/raw-tool.js';
@@ -29,7 +29,7 @@ async function loadOnce(doc: string): Promise<{ tools: readonly RawTool[]; state
   return { tools: source.tools(), state: h.state, lastError: h.lastError, ms };
 }
 
-function checkSchema(ajv: InstanceType<typeof Ajv2020>, schema: Record<string, unknown>, where: string): void {
+function checkSchema(ajv: Ajv2020, schema: Record<string, unknown>, where: string): void {
   assert.equal(schema.type, 'object', `${where}: top-level type object`);
   assert.doesNotThrow(() => ajv.compile(schema), `${where}: compiles`);
   walkSchemas(schema, (s) => {

@@ -130,7 +130,7 @@ export const connectorSourceConfigSchema: JsonObject = {
       allOf: [
         {
           if: { properties: { type: { enum: ['header', 'query'] } }, required: ['type'] },
-          then: { required: ['name'] },
+          then: { required: ['name'], properties: { name: true } },
         },
       ],
     },

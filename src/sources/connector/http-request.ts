@@ -219,7 +219,7 @@ export function buildHttpRequest(op: ConnectorOperation, args: Record<string, un
  */
 export function applyConnectorAuth(request: ConnectorHttpRequest, auth: ConnectorAuthConfig, secretValue: string): ConnectorHttpRequest {
   const headers = { ...request.headers };
-  const needsFieldValue = auth.type !== 'query';
+  const needsFieldValue = auth.type === 'bearer' || auth.type === 'header';
   if (needsFieldValue && !FIELD_VALUE.test(secretValue)) {
     throw new ConnectorRequestError('the connector secret holds characters not allowed in an HTTP header');
   }
