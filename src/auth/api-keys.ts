@@ -2,9 +2,38 @@
 // presented key is hashed and compared in constant time, with optional expiry
 // and revocation.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AuthOutcome, Principal } from './principal.js';
+import { principalKey, type AuthOutcome, type Principal } from './principal.js';
 
 export const KEY_HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+/** One API-key principal as written in the config (`principals[]`) and in `auth.keysFile`. */
+export interface PrincipalEntry {
+  id: string;
+  tenant: string;
+  scopes?: string[];
+  keyHash: string;
+  expiresAt?: string;
+  revoked?: boolean;
+}
+
+/** JSON Schema of one principal entry (docs/config.md "principals"). */
+export const principalEntrySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'tenant', 'keyHash'],
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 128 },
+    tenant: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' },
+    scopes: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+    keyHash: { type: 'string', pattern: KEY_HASH_PATTERN.source },
+    expiresAt: { type: 'string', format: 'date-time' },
+    revoked: { type: 'boolean' },
+  },
+} as const;
+
+export function recordOfEntry(p: PrincipalEntry): ApiKeyRecord {
+  return { principalId: p.id, tenant: p.tenant, scopes: p.scopes ?? [], keyHash: p.keyHash, expiresAt: p.expiresAt, revoked: p.revoked };
+}
 
 export interface ApiKeyRecord {
   principalId: string;
@@ -40,7 +69,7 @@ export class ApiKeyStore {
       const hex = r.keyHash.slice('sha256:'.length);
       next.set(hex, {
         digest: Buffer.from(hex, 'hex'),
-        principal: { id: r.principalId, tenant: r.tenant, scopes: new Set(r.scopes), kind: 'api-key' },
+        principal: { id: r.principalId, tenant: r.tenant, scopes: new Set(r.scopes), kind: 'api-key', key: principalKey('api-key', r.tenant, r.principalId) },
         expiresAtMs: r.expiresAt === undefined ? undefined : Date.parse(r.expiresAt),
         revoked: r.revoked === true,
       });

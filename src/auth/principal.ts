@@ -7,16 +7,40 @@ export interface Principal extends Caller {
   tenant: string;
   scopes: ReadonlySet<string>;
   kind: 'api-key' | 'jwt';
+  /**
+   * A key naming this principal across requests and credential kinds (rate
+   * limits, audit). Computed once when the principal object is made, so the
+   * request path does not build strings; absent on hand-made principals.
+   */
+  readonly key?: string;
 }
 
 export type AuthOutcome =
   | { ok: true; principal: Principal }
-  /** `presented`: a credential was sent and failed (drives `error="invalid_token"`). */
-  | { ok: false; presented: boolean; reason: string };
+  /**
+   * `presented`: a credential was sent and failed (drives `error="invalid_token"`).
+   * `unavailable`: the credential could not be checked because the host's own
+   * key material is unavailable (a JWKS that cannot be fetched): 503, not 401.
+   */
+  | { ok: false; presented: boolean; reason: string; unavailable?: boolean };
 
 export interface Authenticator {
   /** Never throws for a bad credential; never puts the credential in `reason`. */
   authenticate(bearerToken: string | undefined): AuthOutcome | Promise<AuthOutcome>;
+  /**
+   * Admission after authentication (per-principal rate limit): 0 admits the
+   * request, a positive number refuses it and says how many seconds to wait.
+   */
+  admit?(principal: Principal): number;
+  /** Admission of a request that needs no credential (health, discovery): 0 or seconds to wait. */
+  admitAnonymous?(): number;
+  /** Whether the HTTP layer writes an audit line per authenticated request (default true). */
+  readonly audit?: boolean;
+}
+
+/** The stable key of a principal: kind, tenant and id, separated by NUL (none of them can hold one usefully). */
+export function principalKey(kind: Principal['kind'], tenant: string, id: string): string {
+  return `${kind}\u0000${tenant}\u0000${id}`;
 }
 
 /** Reads `Authorization: Bearer <token>`; undefined when absent, null when malformed. */

@@ -3,6 +3,7 @@
 // problem at once, each naming the file and the place inside it.
 import { dirname, resolve } from 'node:path';
 import { ConfigError, placeOf, readLocated, validateLocated, type LocatedDocument } from '../util/validated-yaml.js';
+import { authConfigProblems } from '../auth/config.js';
 import { configSchema, type HostConfigFile } from './schema.js';
 import { sectionSchemas } from './sections.js';
 
@@ -29,6 +30,7 @@ export function loadConfigFile(file: string): LoadedConfig {
     if (priorKey !== undefined) problems.push(`${placeOf(doc, `/principals/${i}/keyHash`)}: the same key is already given to /principals/${priorKey}`);
     else keyHashes.set(p.keyHash, i);
   });
+  problems.push(...authConfigProblems(config.auth, (pointer) => placeOf(doc, pointer)));
   const dynamicIds = new Map<string, string>();
   for (const kind of ['mcp', 'connectors'] as const) {
     (config.sources?.[kind] ?? []).forEach((s, i) => {

@@ -3,7 +3,9 @@
 // every key.
 import { GLOB_PATTERN_SOURCE } from '../contract/glob.js';
 import { policyConfigSchema, type PolicyConfig } from '../classify/policy.js';
-import { KEY_HASH_PATTERN } from '../auth/api-keys.js';
+import { principalEntrySchema } from '../auth/api-keys.js';
+import { authConfigSchema, tenantRateLimitSchema, type AuthConfig } from '../auth/config.js';
+import type { RateLimitSetting } from '../auth/rate-limit.js';
 import { nodePackConfigSchema, type NodePackConfig } from '../sources/node-pack/index.js';
 import { workflowConfigSchema, type WorkflowConfig } from '../sources/workflow/index.js';
 import { hostExtensionConfigSchema, type HostExtensionConfig } from '../sources/host-extension/index.js';
@@ -14,6 +16,8 @@ export interface TenantConfig {
   description?: string;
   /** Allowlist of toolId globs. */
   tools: string[];
+  /** Per-principal rate limit of this tenant's callers: `true` (default), `false` (none) or `{ requestsPerSecond, burst }`. */
+  rateLimit?: RateLimitSetting;
 }
 
 export interface PrincipalConfig {
@@ -32,6 +36,7 @@ export interface ServerConfig {
 
 export interface HostConfigFile {
   server?: ServerConfig;
+  auth?: AuthConfig;
   tenants: Record<string, TenantConfig>;
   principals?: PrincipalConfig[];
   policy?: PolicyConfig;
@@ -76,25 +81,12 @@ export function configSchema(sections: SectionSchemas): object {
           properties: {
             description: { type: 'string' },
             tools: { type: 'array', items: { type: 'string', pattern: GLOB_PATTERN_SOURCE } },
+            rateLimit: tenantRateLimitSchema,
           },
         },
       },
-      principals: {
-        type: 'array',
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['id', 'tenant', 'keyHash'],
-          properties: {
-            id: { type: 'string', minLength: 1, maxLength: 128 },
-            tenant: { type: 'string', pattern: TENANT_ID_PATTERN },
-            scopes: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
-            keyHash: { type: 'string', pattern: KEY_HASH_PATTERN.source },
-            expiresAt: { type: 'string', format: 'date-time' },
-            revoked: { type: 'boolean' },
-          },
-        },
-      },
+      auth: authConfigSchema,
+      principals: { type: 'array', items: principalEntrySchema },
       policy: policyConfigSchema,
       sources: {
         type: 'object',

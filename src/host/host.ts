@@ -3,8 +3,9 @@
 // config's places), and wires refreshes to the store. Everything the HTTP and
 // MCP layers need hangs off the Host object.
 import pino, { type Logger } from 'pino';
-import { ApiKeyStore } from '../auth/api-keys.js';
-import { HostAuthenticator } from '../auth/authenticator.js';
+import type { ApiKeyStore } from '../auth/api-keys.js';
+import type { HostAuthenticator } from '../auth/authenticator.js';
+import { setUpAuth, type AuthRuntime } from '../auth/setup.js';
 import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
 import { compileTenant, type TenantPolicy } from '../catalog/visibility.js';
 import { Policy } from '../classify/policy.js';
@@ -37,6 +38,8 @@ export interface Host {
   store: CatalogStore;
   authenticator: HostAuthenticator;
   apiKeys: ApiKeyStore;
+  /** The whole auth layer: JWT verifier, keys-file reloader, rate limiter, audit switch. */
+  auth: AuthRuntime;
   sources: readonly ToolSource[];
   mcpSources: ReadonlyMap<string, McpToolSource>;
   connectors: ReadonlyMap<string, ConnectorToolSource>;
@@ -82,6 +85,14 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
   if (extensions.length > 0) sources.push(loadHostExtensions(extensions, (i) => placeOf(doc, `/sources/hostExtensions/${i}`)));
   if (problems.length > 0) throw new ConfigError(problems);
 
+  const auth = setUpAuth({
+    auth: config.auth,
+    tenants: new Map(Object.entries(config.tenants).map(([id, t]) => [id, t.rateLimit])),
+    principals: config.principals ?? [],
+    configDir: dir,
+    logger,
+  });
+
   const dynamic = createDynamicSources(loaded, ctx);
   sources.push(...dynamic.mcp, ...dynamic.connectors);
 
@@ -115,13 +126,11 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
     store.initialBuild();
   } catch (err) {
     await Promise.all(sources.map((s) => s.stop()));
+    auth.stop();
     if (err instanceof CatalogBuildError) throw new ConfigError(err.problems.map((p) => `${loaded.file}: ${p.message}`));
     throw err;
   }
 
-  const apiKeys = new ApiKeyStore(
-    (config.principals ?? []).map((p) => ({ principalId: p.id, tenant: p.tenant, scopes: p.scopes ?? [], keyHash: p.keyHash, expiresAt: p.expiresAt, revoked: p.revoked })),
-  );
   const projected = new Set<Source>(sources.map((s) => s.kind));
   const discovery = buildDiscovery([...projected]);
 
@@ -130,8 +139,9 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
     logger,
     metrics,
     store,
-    authenticator: new HostAuthenticator(apiKeys),
-    apiKeys,
+    authenticator: auth.authenticator,
+    apiKeys: auth.apiKeys,
+    auth,
     sources,
     mcpSources: new Map(dynamic.mcp.map((s) => [s.serverId, s])),
     connectors: new Map(dynamic.connectors.map((s) => [s.id.slice('connector:'.length), s])),
@@ -140,6 +150,7 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
     discovery,
     sourceHealth: () => sources.map((s) => s.health()),
     stop: async () => {
+      auth.stop();
       await Promise.all(sources.map((s) => s.stop()));
     },
   };

@@ -10,6 +10,7 @@ import { isServedVersion, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../contract/
 import type { HostMetrics } from '../observability/metrics.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
 import type { EventLog } from '../events/log.js';
+import { anonymousWait, registerAudit } from './auth-hook.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerEventRoutes } from './events-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
@@ -47,7 +48,18 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
       sendError(reply, 'protocol_version_unsupported', `protocol version ${String(asked)} is not served`, { protocolVersions: [PROTOCOL_VERSION] });
       return reply;
     }
+    // Health, discovery, metrics and unrouted requests: one global bound (docs/auth.md "Rate limits").
+    const wait = anonymousWait(request, deps.authenticator);
+    if (wait > 0) {
+      sendError(reply, 'rate_limited', `too many requests; retry in ${wait} s`, { retryAfter: wait }, { 'retry-after': String(wait) });
+      return reply;
+    }
   });
+
+  // Set by the auth hook; read by the audit line.
+  app.decorateRequest('principal', null);
+  app.decorateRequest('authFailure', null);
+  if (deps.authenticator.audit !== false) registerAudit(app, deps.logger);
 
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof ContractError) return sendContractError(reply, error);

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ContractError } from '../contract/errors.js';
 import type { HttpDeps } from './app.js';
-import { requirePrincipal } from './auth-hook.js';
+import { principalOf } from './auth-hook.js';
 import { sendBody, sendError } from './respond.js';
 
 const READ_METHODS = 'GET, HEAD';
@@ -32,13 +32,17 @@ function methodNotAllowed(_request: FastifyRequest, reply: FastifyReply): Fastif
 
 export function registerToolRoutes(app: FastifyInstance, deps: HttpDeps): void {
   app.get('/tools', async (request, reply) => {
-    const principal = await requirePrincipal(request, deps.authenticator);
+    // No await when the credential was checked synchronously (API keys, a remembered JWT).
+    const resolved = principalOf(request, deps.authenticator);
+    const principal = resolved instanceof Promise ? await resolved : resolved;
     const view = deps.store.current().viewFor(principal);
     return sendBody(request, reply, wantsCompact(request) ? view.compact : view.standard);
   });
 
   app.get('/tools/*', async (request, reply) => {
-    const principal = await requirePrincipal(request, deps.authenticator);
+    // No await when the credential was checked synchronously (API keys, a remembered JWT).
+    const resolved = principalOf(request, deps.authenticator);
+    const principal = resolved instanceof Promise ? await resolved : resolved;
     const toolId = toolIdFromUrl(request.url);
     const entry = deps.store.current().lookup(principal, toolId);
     if (!entry) return sendError(reply, 'not_found', NOT_FOUND_MESSAGE);

@@ -1,0 +1,148 @@
+// Per-principal rate limits (token buckets) and the global bound on requests
+// that carry no credential (docs/auth.md "Rate limits"). O(1) per request: one
+// map lookup and a little arithmetic on a bucket mutated in place. Memory is
+// bounded: a bucket that has refilled completely is indistinguishable from a
+// new one and is dropped by the periodic sweep; past `maxBuckets` the oldest
+// bucket gives way.
+import type { Principal } from './principal.js';
+
+export interface RateLimit {
+  /** Sustained rate, tokens added per second. */
+  requestsPerSecond: number;
+  /** Bucket size: how many requests may arrive at once after a quiet spell. */
+  burst: number;
+}
+
+/** `true`: the default limit; `false`: no limit; an object: that limit. */
+export type RateLimitSetting = boolean | RateLimit;
+
+/** Built-in per-principal limit when neither the tenant nor `auth.defaultRateLimit` says otherwise. */
+export const DEFAULT_RATE_LIMIT: RateLimit = { requestsPerSecond: 50, burst: 100 };
+/** Built-in global bound on health, discovery, metrics and unrouted requests. */
+export const DEFAULT_ANONYMOUS_RATE_LIMIT: RateLimit = { requestsPerSecond: 1000, burst: 2000 };
+export const DEFAULT_MAX_BUCKETS = 100_000;
+
+/** JSON Schema of a rate-limit setting: `true`, `false` or `{ requestsPerSecond, burst }`. */
+export const rateLimitSchema = {
+  type: ['boolean', 'object'],
+  additionalProperties: false,
+  required: ['requestsPerSecond', 'burst'],
+  properties: {
+    requestsPerSecond: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+    burst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
+  },
+} as const;
+
+/** Resolves a setting against a default; undefined means "no limit". */
+export function resolveRateLimit(setting: RateLimitSetting | undefined, fallback: RateLimit | undefined): RateLimit | undefined {
+  if (setting === undefined || setting === true) return fallback;
+  if (setting === false) return undefined;
+  return setting;
+}
+
+/** Milliseconds on a monotonic clock. */
+const nowMs = (): number => performance.now();
+
+/** One token bucket. `take` returns 0 when a token was taken, else whole seconds (>= 1) until one is available. */
+export class TokenBucket {
+  private tokens: number;
+  private readonly perMs: number;
+  constructor(
+    readonly limit: RateLimit,
+    public last = nowMs(),
+  ) {
+    this.tokens = limit.burst;
+    this.perMs = limit.requestsPerSecond / 1000;
+  }
+
+  take(now = nowMs()): number {
+    let tokens = this.tokens + (now - this.last) * this.perMs;
+    if (tokens > this.limit.burst) tokens = this.limit.burst;
+    this.last = now;
+    if (tokens >= 1) {
+      this.tokens = tokens - 1;
+      return 0;
+    }
+    this.tokens = tokens;
+    const seconds = Math.ceil((1 - tokens) / this.limit.requestsPerSecond);
+    return seconds < 1 ? 1 : seconds;
+  }
+
+  /** True when the bucket would be full at `now`: forgetting it changes nothing. */
+  idle(now: number): boolean {
+    return this.tokens + (now - this.last) * this.perMs >= this.limit.burst;
+  }
+}
+
+export interface RateLimiterOptions {
+  /** Per-tenant limit; a tenant absent from the map (or mapped to undefined) is not limited. */
+  tenants: ReadonlyMap<string, RateLimit | undefined>;
+  maxBuckets?: number;
+  /** How often idle buckets are swept (ms); 0 disables the timer. */
+  sweepIntervalMs?: number;
+}
+
+/** Token buckets per principal, with per-tenant limits. */
+export class RateLimiter {
+  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly tenants: ReadonlyMap<string, RateLimit | undefined>;
+  private readonly maxBuckets: number;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private lastFullSweep = -Infinity;
+  private readonly sweepIntervalMs: number;
+
+  constructor(options: RateLimiterOptions) {
+    this.tenants = options.tenants;
+    this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
+    this.sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+    if (this.sweepIntervalMs > 0) {
+      this.timer = setInterval(() => this.sweep(), this.sweepIntervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** 0: admitted; otherwise seconds until the principal may retry. */
+  take(principal: Principal): number {
+    const limit = this.tenants.get(principal.tenant);
+    if (limit === undefined) return 0;
+    const key = principal.key ?? `${principal.kind}\u0000${principal.tenant}\u0000${principal.id}`;
+    const now = nowMs();
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) {
+      if (this.buckets.size >= this.maxBuckets) this.makeRoom(now);
+      bucket = new TokenBucket(limit, now);
+      this.buckets.set(key, bucket);
+    }
+    return bucket.take(now);
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  /** Drops every bucket that has refilled completely. */
+  sweep(now = nowMs()): number {
+    let dropped = 0;
+    for (const [key, bucket] of this.buckets) {
+      if (bucket.idle(now)) {
+        this.buckets.delete(key);
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  /** At the cap: sweep (at most once per sweep interval), else evict the oldest bucket. */
+  private makeRoom(now: number): void {
+    if (now - this.lastFullSweep >= Math.max(this.sweepIntervalMs, 1000)) {
+      this.lastFullSweep = now;
+      if (this.sweep(now) > 0) return;
+    }
+    const oldest = this.buckets.keys().next();
+    if (!oldest.done) this.buckets.delete(oldest.value);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}
