@@ -5,6 +5,7 @@ import type { CompactToolDescriptor } from '../contract/descriptor.js';
 import { Body } from './body.js';
 import type { BuiltTool } from './build.js';
 import { compactDescriptor } from './compact-descriptor.js';
+import { assignMcpNames, type McpNameMap } from './mcp-names.js';
 import { type Caller, type TenantPolicy, visibleToolIds } from './visibility.js';
 
 export interface ToolEntry {
@@ -44,6 +45,7 @@ export class CatalogSnapshot {
   private readonly relevantScopes: ReadonlySet<string>;
   private readonly builtById: ReadonlyMap<string, BuiltTool>;
   private readonly views = new Map<string, CallerView>();
+  private names?: McpNameMap;
 
   constructor(
     readonly tools: readonly BuiltTool[],
@@ -56,6 +58,11 @@ export class CatalogSnapshot {
     this.byId = new Map(this.entries.map((e) => [e.tool.descriptor.toolId, e]));
     this.builtById = new Map(tools.map((t) => [t.descriptor.toolId, t]));
     this.relevantScopes = new Set(tools.flatMap((t) => t.descriptor.auth?.scopes ?? []));
+  }
+
+  /** MCP-safe names for the whole catalog, computed once per snapshot on first use. */
+  get mcpNames(): McpNameMap {
+    return (this.names ??= assignMcpNames(this.entries.map((e) => e.tool.descriptor.toolId)));
   }
 
   /** The view for a caller; an unknown tenant sees nothing. */

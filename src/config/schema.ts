@@ -18,6 +18,24 @@ export interface TenantConfig {
   tools: string[];
   /** Per-principal rate limit of this tenant's callers: `true` (default), `false` (none) or `{ requestsPerSecond, burst }`. */
   rateLimit?: RateLimitSetting;
+  /** Input schemas this tenant's MCP sessions get by default: `standard` (default) or `compact`. */
+  mcpView?: 'standard' | 'compact';
+}
+
+/** The tool-session event log; tool sessions are recorded (and advertised) only when it is configured. */
+export interface EventsConfig {
+  file: string;
+  retentionDays?: number;
+  maxEvents?: number;
+}
+
+/** The MCP front door at /mcp. */
+export interface McpFrontDoorConfig {
+  enabled?: boolean;
+  allowedHosts?: string[];
+  pageSize?: number;
+  sessionIdleMs?: number;
+  callTimeoutMs?: number;
 }
 
 export interface PrincipalConfig {
@@ -37,6 +55,8 @@ export interface ServerConfig {
 export interface HostConfigFile {
   server?: ServerConfig;
   auth?: AuthConfig;
+  events?: EventsConfig;
+  mcp?: McpFrontDoorConfig;
   tenants: Record<string, TenantConfig>;
   principals?: PrincipalConfig[];
   policy?: PolicyConfig;
@@ -82,10 +102,32 @@ export function configSchema(sections: SectionSchemas): object {
             description: { type: 'string' },
             tools: { type: 'array', items: { type: 'string', pattern: GLOB_PATTERN_SOURCE } },
             rateLimit: tenantRateLimitSchema,
+            mcpView: { enum: ['standard', 'compact'] },
           },
         },
       },
       auth: authConfigSchema,
+      events: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['file'],
+        properties: {
+          file: { type: 'string', minLength: 1 },
+          retentionDays: { type: 'number', exclusiveMinimum: 0 },
+          maxEvents: { type: 'integer', minimum: 1 },
+        },
+      },
+      mcp: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          enabled: { type: 'boolean' },
+          allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 } },
+          pageSize: { type: 'integer', minimum: 1, maximum: 1000 },
+          sessionIdleMs: { type: 'integer', minimum: 1000 },
+          callTimeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
+        },
+      },
       principals: { type: 'array', items: principalEntrySchema },
       policy: policyConfigSchema,
       sources: {

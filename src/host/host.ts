@@ -10,7 +10,10 @@ import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
 import { compileTenant, type TenantPolicy } from '../catalog/visibility.js';
 import { Policy } from '../classify/policy.js';
 import { loadConfigFile, type LoadedConfig } from '../config/load.js';
-import { parseToolId } from '../contract/tool-id.js';
+import { formatToolId, parseToolId } from '../contract/tool-id.js';
+import { resolve } from 'node:path';
+import { EventLog } from '../events/log.js';
+import type { InvokeDeps } from '../invoke/types.js';
 import type { Source } from '../contract/descriptor.js';
 import { createMetrics, type HostMetrics } from '../observability/metrics.js';
 import { loadHostExtensions } from '../sources/host-extension/index.js';
@@ -46,6 +49,10 @@ export interface Host {
   handlers: ReadonlyMap<string, ToolHandler>;
   workflows: ReadonlyMap<string, WorkflowDefinition>;
   discovery: Discovery;
+  /** The tool-session log, when `events` is configured. */
+  events?: EventLog;
+  /** What the invocation layer and the MCP front door need. */
+  invoke: InvokeDeps;
   sourceHealth(): SourceHealth[];
   stop(): Promise<void>;
 }
@@ -132,7 +139,25 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
   }
 
   const projected = new Set<Source>(sources.map((s) => s.kind));
-  const discovery = buildDiscovery([...projected]);
+  const events = config.events ? EventLog.open(resolve(dir, config.events.file), { retentionDays: config.events.retentionDays, maxEvents: config.events.maxEvents }) : undefined;
+  const frontDoor = config.mcp?.enabled ?? true;
+  const discovery = buildDiscovery([...projected], { sessionLifecycle: frontDoor && events !== undefined });
+  const mcpSources = new Map(dynamic.mcp.map((s) => [s.serverId, s]));
+  const connectors = new Map(dynamic.connectors.map((s) => [s.id.slice('connector:'.length), s]));
+  const hostExtensions = new Map(extensions.map((e) => [formatToolId({ source: 'host-extension', vendor: e.vendor, name: e.name }) as string, e]));
+  const invoke: InvokeDeps = {
+    store,
+    handlers,
+    workflows,
+    hostExtensions,
+    mcpSources,
+    connectors,
+    events,
+    env,
+    configDir: dir,
+    logger,
+    callTimeoutMs: config.mcp?.callTimeoutMs ?? 60_000,
+  };
 
   return {
     loaded,
@@ -143,15 +168,18 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
     apiKeys: auth.apiKeys,
     auth,
     sources,
-    mcpSources: new Map(dynamic.mcp.map((s) => [s.serverId, s])),
-    connectors: new Map(dynamic.connectors.map((s) => [s.id.slice('connector:'.length), s])),
+    mcpSources,
+    connectors,
     handlers,
     workflows,
     discovery,
+    events,
+    invoke,
     sourceHealth: () => sources.map((s) => s.health()),
     stop: async () => {
       auth.stop();
       await Promise.all(sources.map((s) => s.stop()));
+      events?.close();
     },
   };
 }

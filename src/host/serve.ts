@@ -2,6 +2,7 @@
 // CLI, a test, the benchmark) needs to talk to it and to stop it.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
+import { registerMcpFrontDoor } from '../mcp/front-door.js';
 import { type Host, type HostOptions, startHost } from './host.js';
 
 export interface ServeOptions extends HostOptions {
@@ -25,7 +26,18 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
     sourceHealth: host.sourceHealth,
     metrics: host.metrics,
     logger: host.logger,
+    events: host.events,
   });
+  const mcpConfig = host.loaded.config.mcp ?? {};
+  if (mcpConfig.enabled ?? true) {
+    registerMcpFrontDoor(app, host.invoke, {
+      authenticator: host.authenticator,
+      allowedHosts: mcpConfig.allowedHosts,
+      pageSize: mcpConfig.pageSize,
+      sessionIdleMs: mcpConfig.sessionIdleMs,
+      compactTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpView === 'compact').map(([id]) => id)),
+    });
+  }
   const server = host.loaded.config.server ?? {};
   try {
     await app.listen({ host: options.host ?? server.host ?? '127.0.0.1', port: options.port ?? server.port ?? 8080 });

@@ -1,0 +1,39 @@
+// Shapes tool results as MCP CallToolResults: text for every client, and
+// structuredContent when the result is an object (clients check it against a
+// declared outputSchema).
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallAbort } from './types.js';
+
+export function resultOf(value: unknown): CallToolResult {
+  const text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
+  const result: CallToolResult = { content: [{ type: 'text', text }] };
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) result.structuredContent = value as Record<string, unknown>;
+  return result;
+}
+
+export function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** Runs `work` under a deadline and the caller's cancellation, passing one signal down. */
+export async function withDeadline<T>(timeoutMs: number, outer: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const onOuter = () => controller.abort(new CallAbort('cancelled', 'the call was cancelled'));
+  if (outer?.aborted) onOuter();
+  outer?.addEventListener('abort', onOuter, { once: true });
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new CallAbort('timeout', `the call did not finish within ${timeoutMs} ms`);
+      controller.abort(err);
+      reject(err);
+    }, timeoutMs);
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+  });
+  try {
+    return await Promise.race([work(controller.signal), deadline]);
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onOuter);
+  }
+}

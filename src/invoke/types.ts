@@ -1,0 +1,44 @@
+// What the invocation layer needs from the host, and what one call returns.
+// The catalog describes; this layer calls (issue 7 "tools/call"), always
+// through the same snapshot lookup and visibility rule as GET /tools.
+import type { Logger } from 'pino';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogStore } from '../catalog/store.js';
+import type { EventLog } from '../events/log.js';
+import type { ConnectorToolSource } from '../sources/connector/index.js';
+import type { HostExtensionConfig } from '../sources/host-extension/index.js';
+import type { McpToolSource } from '../sources/mcp/index.js';
+import type { ToolHandler } from '../sources/node-pack/index.js';
+import type { WorkflowDefinition } from '../sources/workflow/index.js';
+
+export interface InvokeDeps {
+  store: CatalogStore;
+  handlers: ReadonlyMap<string, ToolHandler>;
+  workflows: ReadonlyMap<string, WorkflowDefinition>;
+  hostExtensions: ReadonlyMap<string, HostExtensionConfig>;
+  mcpSources: ReadonlyMap<string, McpToolSource>;
+  connectors: ReadonlyMap<string, ConnectorToolSource>;
+  events?: EventLog;
+  env: NodeJS.ProcessEnv;
+  configDir: string;
+  logger: Logger;
+  /** Default per-call timeout for sources without their own (node-pack handlers, connectors). */
+  callTimeoutMs: number;
+}
+
+/** How one dispatched call ended, for the event log. */
+export type CallStatus = 'ok' | 'error' | 'invalid' | 'refused' | 'timeout' | 'cancelled';
+
+export interface DispatchOutcome {
+  result: CallToolResult;
+  status: CallStatus;
+}
+
+/** Asks the caller to approve a call (MCP elicitation); `unsupported` when the client cannot be asked. */
+export type ApprovalPrompt = (message: string) => Promise<'accept' | 'decline' | 'cancel' | 'unsupported'>;
+
+export class CallAbort extends Error {
+  constructor(readonly status: 'timeout' | 'cancelled', message: string) {
+    super(message);
+  }
+}

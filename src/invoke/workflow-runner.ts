@@ -1,0 +1,89 @@
+// Runs a workflow's steps in order, each a tool call under the same rules as
+// a direct call (visibility, argument validation, dispatch), all inside the
+// one tool session of the workflow call (issue 7).
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogSnapshot, ToolEntry } from '../catalog/snapshot.js';
+import type { Caller } from '../catalog/visibility.js';
+import type { JsonValue } from '../contract/descriptor.js';
+import type { ToolSession } from '../events/session.js';
+import { argumentProblem } from './arguments.js';
+import { dispatchCall } from './dispatch.js';
+import { errorResult, resultOf } from './results.js';
+import { CallAbort, type DispatchOutcome, type InvokeDeps } from './types.js';
+
+const MAX_NESTING = 8;
+
+function valueAt(value: unknown, path: string | undefined): unknown {
+  if (!path) return value;
+  let v = value;
+  for (const key of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
+}
+
+/** Step arguments: `{ $input: name }` reads a workflow input, `{ $step: i, path }` an earlier step's result, anything else is literal. */
+export function resolveStepArgs(template: JsonValue | undefined, input: Record<string, unknown>, results: unknown[]): unknown {
+  if (template === undefined) return {};
+  if (Array.isArray(template)) return template.map((t) => resolveStepArgs(t, input, results));
+  if (template !== null && typeof template === 'object') {
+    if (typeof template.$input === 'string') return input[template.$input];
+    if (typeof template.$step === 'number') return valueAt(results[template.$step], typeof template.path === 'string' ? template.path : undefined);
+    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, resolveStepArgs(v, input, results)]));
+  }
+  return template;
+}
+
+function structuredOf(result: CallToolResult): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  const first = result.content?.[0];
+  if (first?.type !== 'text') return undefined;
+  try {
+    return JSON.parse(first.text);
+  } catch {
+    return first.text;
+  }
+}
+
+export async function runWorkflow(
+  deps: InvokeDeps,
+  snapshot: CatalogSnapshot,
+  caller: Caller,
+  entry: ToolEntry,
+  args: Record<string, unknown>,
+  session: ToolSession | undefined,
+  signal: AbortSignal | undefined,
+  depth = 0,
+): Promise<DispatchOutcome> {
+  const definition = deps.workflows.get(entry.tool.descriptor.toolId);
+  if (!definition || depth > MAX_NESTING) return { status: 'error', result: errorResult('the workflow cannot be run') };
+  const results: unknown[] = [];
+  for (const [i, step] of definition.steps.entries()) {
+    const stepEntry = snapshot.lookup(caller, step.tool);
+    const callId = session?.called(step.tool) ?? '';
+    const started = performance.now();
+    const done = (status: DispatchOutcome['status']) => session?.returned(callId, step.tool, status, Math.round(performance.now() - started));
+    if (!stepEntry) {
+      done('refused');
+      return { status: 'error', result: errorResult(`step ${i + 1} calls a tool that is not available`) };
+    }
+    const stepArgs = resolveStepArgs(step.with, args, results);
+    const problem = argumentProblem(stepEntry, stepArgs);
+    if (problem) {
+      done('invalid');
+      return { status: 'error', result: errorResult(`step ${i + 1} (${step.tool}): invalid arguments: ${problem}`) };
+    }
+    let outcome: DispatchOutcome;
+    try {
+      outcome = stepEntry.tool.descriptor.source === 'workflow'
+        ? await runWorkflow(deps, snapshot, caller, stepEntry, stepArgs as Record<string, unknown>, session, signal, depth + 1)
+        : await dispatchCall(deps, stepEntry, stepArgs as Record<string, unknown>, signal);
+    } catch (err) {
+      if (err instanceof CallAbort) done(err.status);
+      throw err;
+    }
+    done(outcome.status);
+    if (outcome.status !== 'ok') return { status: outcome.status, result: { ...outcome.result, isError: true } };
+    results.push(structuredOf(outcome.result));
+  }
+  // The last step's result is the workflow's result, so a workflow's outputSchema can describe it.
+  return { status: 'ok', result: resultOf(results[results.length - 1] ?? null) };
+}

@@ -1,0 +1,52 @@
+// How a catalog entry looks on the MCP front door (issue 7 "tools/list"): the
+// MCP-safe name, the host's own four hints plus a title as annotations (never
+// the upstream's), and the standard or compact input schema.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallerView, CatalogSnapshot, ToolEntry } from '../catalog/snapshot.js';
+
+export const DEFAULT_PAGE_SIZE = 100;
+const EMPTY_OBJECT_SCHEMA = { type: 'object' as const, properties: {} };
+
+export function toMcpTool(entry: ToolEntry, name: string, compact: boolean): Tool {
+  const d = entry.tool.descriptor;
+  // MCP requires a top-level object schema; the compact form always is one.
+  const standard = d.inputSchema?.type === 'object' ? d.inputSchema : undefined;
+  const inputSchema = (compact ? entry.compactDescriptor.inputSchema : standard ?? entry.compactDescriptor.inputSchema) ?? EMPTY_OBJECT_SCHEMA;
+  const tool: Tool = {
+    name,
+    inputSchema: inputSchema as Tool['inputSchema'],
+    annotations: { ...(d.title !== undefined ? { title: d.title } : {}), ...d.annotations },
+  };
+  if (d.title !== undefined) tool.title = d.title;
+  const description = compact ? entry.compactDescriptor.description : d.description;
+  if (description !== undefined) tool.description = description;
+  if (d.outputSchema?.type === 'object') tool.outputSchema = d.outputSchema as Tool['outputSchema'];
+  return tool;
+}
+
+/** Cursor = the last toolId of the previous page, so a catalog swap between pages neither repeats nor skips a surviving tool. */
+export function encodeCursor(toolId: string): string {
+  return Buffer.from(toolId, 'utf8').toString('base64url');
+}
+
+export function listPage(snapshot: CatalogSnapshot, view: CallerView, cursor: string | undefined, pageSize: number, compact: boolean): { tools: Tool[]; nextCursor?: string } {
+  const after = cursor === undefined ? undefined : Buffer.from(cursor, 'base64url').toString('utf8');
+  const entries = view.entries;
+  let start = 0;
+  if (after !== undefined) {
+    // Entries are sorted by toolId (byte order): binary search for the first id after the cursor.
+    let lo = 0;
+    let hi = entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (entries[mid].tool.descriptor.toolId <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    start = lo;
+  }
+  const page = entries.slice(start, start + pageSize);
+  const names = snapshot.mcpNames.byToolId;
+  const tools = page.map((e) => toMcpTool(e, names.get(e.tool.descriptor.toolId)!, compact));
+  const more = start + pageSize < entries.length;
+  return more ? { tools, nextCursor: encodeCursor(page[page.length - 1].tool.descriptor.toolId) } : { tools };
+}
