@@ -362,3 +362,24 @@ test('config schema: accepts references to secrets, refuses secrets and bad ids'
   ];
   for (const b of bad) assert.ok(!validate(b), `refused: ${JSON.stringify(b)}`);
 });
+
+test('a schema graph that would expand exponentially is cut off, looser, with a warning', async () => {
+  // L0 has 10 properties referencing L1, each with 10 referencing L2, ... : 10^9 nodes once inlined
+  const schemas: Record<string, unknown> = { L9: { type: 'string' } };
+  for (let i = 8; i >= 0; i--) {
+    schemas[`L${i}`] = { type: 'object', properties: Object.fromEntries(Array.from({ length: 10 }, (_, k) => [`p${k}`, { $ref: `#/components/schemas/L${i + 1}` }])) };
+  }
+  const t0 = performance.now();
+  const l = await load(
+    oas(
+      { '/big': { post: { operationId: 'big', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/L0' } } } }, responses: ok } } },
+      { components: { schemas } },
+    ),
+  );
+  assert.ok(performance.now() - t0 < 5000, 'bounded time');
+  assert.ok(l.warnings.some((w) => /POST \/big input schema: more than 20000 schema nodes/.test(w)), l.warnings.join('\n'));
+  const schema = tool(l, 'big').inputSchema;
+  assert.ok(JSON.stringify(schema).length < 5_000_000);
+  const v = new Ajv2020({ strict: false, logger: false }).compile(schema);
+  assert.ok(v({ body: { p0: { p1: { p2: {} } } } }));
+});

@@ -38,7 +38,7 @@ import { formatToolId } from '../../contract/tool-id.js';
 import type { RawTool } from '../raw-tool.js';
 import type { ConnectorSelector, ConnectorSourceConfig } from './config-schema.js';
 import { HTTP_METHODS, assignActionNames, type HttpMethod } from './naming.js';
-import { CREDENTIAL_NAME, cloneJson, convertSchema, isPlainObject, newConvertContext, setOwn, withDefs, type ConvertContext, type OasVersion } from './schema-convert.js';
+import { CREDENTIAL_NAME, analyzeDocument, cloneJson, convertSchema, isPlainObject, newConvertContext, setOwn, withDefs, type ConvertContext, type DocumentGraph, type OasVersion } from './schema-convert.js';
 import type { BodyEncoding, ConnectorOperation, ConnectorParameter, ParameterLocation, ParameterStyle } from './types.js';
 
 export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
@@ -92,7 +92,10 @@ export function parseOpenApiText(text: string, label: string): { doc: Record<str
   return { doc, version };
 }
 
-/** Dereferences in place with swagger-parser: no external resolution, circular refs left as `$ref`. */
+/**
+ * Dereferences in place with swagger-parser: no external resolution; a
+ * circular reference becomes a cycle of objects (see schema-convert.ts).
+ */
 export async function dereferenceDocument(doc: Record<string, unknown>, version: OasVersion, label: string): Promise<Record<string, unknown>> {
   // swagger-parser only knows a fixed list of patch versions; the minor is what matters here.
   const original = doc.openapi;
@@ -101,7 +104,7 @@ export async function dereferenceDocument(doc: Record<string, unknown>, version:
     const parser = new SwaggerParser();
     const api = (await parser.dereference(doc as never, {
       resolve: { external: false },
-      dereference: { circular: 'ignore' },
+      dereference: { circular: true },
     })) as unknown as Record<string, unknown>;
     api.openapi = original;
     return api;
@@ -226,6 +229,7 @@ const STYLES_BY_LOCATION: Record<ParameterLocation, ParameterStyle[]> = {
 function buildOperations(config: ConnectorSourceConfig, api: Record<string, unknown>, version: OasVersion, documentPath: string): LoadedConnectorDocument {
   const warnings: string[] = [];
   const skipped: SkippedOperation[] = [];
+  const graph = analyzeDocument(api);
   const paths = isPlainObject(api.paths) ? api.paths : {};
   const rawOps: RawOp[] = [];
   for (const [p, item] of Object.entries(paths)) {
@@ -353,7 +357,7 @@ function buildOperations(config: ConnectorSourceConfig, api: Record<string, unkn
       }
     }
 
-    const reqCtx = newConvertContext(api, version, 'request', warnings);
+    const reqCtx = newConvertContext(api, version, 'request', warnings, `${where} input schema`, graph);
     const properties: JsonObject = {};
     const required: string[] = [];
     const taken = new Set<string>();
@@ -407,7 +411,7 @@ function buildOperations(config: ConnectorSourceConfig, api: Record<string, unkn
     const inputSchema = withDefs({ type: 'object', properties, required, additionalProperties: false }, reqCtx);
 
     // output schema and accept header
-    const { outputSchema, responseMediaType } = outputFor(op, api, version, warnings);
+    const { outputSchema, responseMediaType } = outputFor(op, api, version, warnings, `${where} output schema`, graph);
 
     const opServer = serverUrl(op.servers) ?? serverUrl(pathItem.servers) ?? docServer;
     const baseUrl = configBase ?? normalizeBaseUrl(opServer);
@@ -473,6 +477,8 @@ function outputFor(
   api: Record<string, unknown>,
   version: OasVersion,
   warnings: string[],
+  label: string,
+  graph: DocumentGraph,
 ): { outputSchema?: JsonObject; responseMediaType?: string } {
   if (!isPlainObject(op.responses)) return {};
   const codes = Object.keys(op.responses)
@@ -489,7 +495,7 @@ function outputFor(
     const media = resp.content[mt];
     const source = isPlainObject(media) ? media.schema : undefined;
     if (source === undefined) return { responseMediaType: mt };
-    const ctx = newConvertContext(api, version, 'response', warnings);
+    const ctx = newConvertContext(api, version, 'response', warnings, label, graph);
     const converted = convertSchema(source, ctx);
     const objectSchema = asObjectSchema(converted, ctx);
     return { responseMediaType: mt, ...(objectSchema ? { outputSchema: withDefs(objectSchema, ctx) } : {}) };

@@ -1,13 +1,17 @@
 // OpenAPI Schema Objects (3.0 and 3.1) to self-contained JSON Schema 2020-12.
 //
-// The document is dereferenced by swagger-parser with `circular: "ignore"`,
-// so every non-circular $ref is already inlined and the only `$ref`s left are
-// the ones that close a cycle. Each of those points into the document
-// (`#/components/schemas/Node`, or any other local pointer); the converter
-// copies the target, converted, into the output schema's own `$defs` and
-// rewrites the ref to `#/$defs/<name>`, so every output schema resolves within
-// itself. External refs cannot occur with external resolution off; if one is
-// met, it becomes `{}` (accept anything) with a warning.
+// Circular references: the document is dereferenced by swagger-parser with
+// `circular: true`, so every internal $ref is replaced by the object it
+// points to and a recursive type becomes a cycle of JS objects. (`circular:
+// "ignore"` is not used: in swagger-parser 13 it re-crawls shared subtrees,
+// which is exponential on documents whose schemas share references
+// heavily.) findCycleTargets marks, once per document, the objects that close
+// a cycle; the converter inlines everything else and turns each of those into
+// an entry of the output schema's own `$defs` (named after its
+// `components.schemas` key, else `schema`, with `_2`... on clashes), referenced
+// as `#/$defs/<name>`. Every output schema therefore resolves within itself.
+// External refs cannot occur with external resolution off; if one is met, it
+// becomes `{}` (accept anything) with a warning.
 //
 // Rules (whitelist: anything not listed is dropped):
 // - `nullable: true` → `type` gains "null" (and `enum` gains null); without a
@@ -17,15 +21,16 @@
 // - boolean `exclusiveMinimum/Maximum` (3.0) → numeric form taking the value of
 //   `minimum/maximum`; `false` is dropped.
 // - dropped: `discriminator`, `xml`, `externalDocs`, `x-*`, `$schema`, `$id`,
-//   `$anchor`, `$dynamic*`, nested `$defs`/`definitions` (refs into them are
-//   re-homed like any other pointer), unknown keywords, malformed values
-//   (a `pattern` that is not a valid `u` regex, negative lengths, unknown types).
+//   `$anchor`, `$dynamic*`, nested `$defs`/`definitions` (their contents are
+//   inlined where used), unknown keywords, malformed values (a `pattern` that
+//   is not a valid `u` regex, negative lengths, unknown types).
 // - request schemas: `readOnly` properties are removed from `required`;
 //   response schemas: `writeOnly` properties likewise. The properties stay.
 // - credential hygiene: `default`/`examples`/`const` are dropped on properties whose
 //   name looks like a credential (password, secret, token, api key, ...) and
 //   on `format: password` schemas, so no upstream sample secret is copied.
-// - in 3.0 documents the siblings of a `$ref` are ignored (as 3.0 specifies).
+// - in 3.0 documents the siblings of a remaining `$ref` are ignored (as 3.0 specifies).
+// - size: at most MAX_SCHEMA_NODES schema nodes per tool schema (see below).
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
 
 export type OasVersion = '3.0' | '3.1';
@@ -41,10 +46,95 @@ export interface ConvertContext {
   /** pointer → def name */
   defNames: Map<string, string>;
   warnings: string[];
+  /** Schema nodes still allowed for this root schema (see MAX_SCHEMA_NODES). */
+  budget: number;
+  /** For warnings: which operation and which schema. */
+  label: string;
+  /** Objects of the dereferenced document that close a cycle (findCycleTargets). */
+  cycleTargets: ReadonlySet<object>;
+  /** Names for def entries: `components.schemas` object → its key. */
+  objectNames: ReadonlyMap<object, string>;
+  /** Per output schema: cycle target → its `$defs` name. */
+  defIds: Map<object, string>;
 }
 
-export function newConvertContext(root: unknown, version: OasVersion, mode: SchemaMode, warnings: string[]): ConvertContext {
-  return { root, version, mode, defs: {}, defNames: new Map(), warnings };
+export interface DocumentGraph {
+  cycleTargets: ReadonlySet<object>;
+  objectNames: ReadonlyMap<object, string>;
+}
+
+/**
+ * The objects that close a cycle in the (dereferenced, possibly cyclic)
+ * document: targets of DFS back edges. Every cycle contains one, so stopping
+ * at them makes conversion finite. Iterative, each object visited once.
+ */
+export function findCycleTargets(root: unknown): Set<object> {
+  const GRAY = 1;
+  const BLACK = 2;
+  const state = new Map<object, number>();
+  const targets = new Set<object>();
+  const stack: { node: object; children: unknown[]; i: number }[] = [];
+  const push = (n: object) => {
+    state.set(n, GRAY);
+    stack.push({ node: n, children: Array.isArray(n) ? n : Object.values(n), i: 0 });
+  };
+  if (typeof root === 'object' && root !== null) push(root);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    if (top.i >= top.children.length) {
+      state.set(top.node, BLACK);
+      stack.pop();
+      continue;
+    }
+    const child = top.children[top.i++];
+    if (typeof child !== 'object' || child === null) continue;
+    const st = state.get(child);
+    if (st === undefined) push(child);
+    else if (st === GRAY) targets.add(child);
+  }
+  return targets;
+}
+
+export function analyzeDocument(api: Record<string, unknown>): DocumentGraph {
+  const objectNames = new Map<object, string>();
+  const components = isPlainObject(api.components) ? api.components : {};
+  if (isPlainObject(components.schemas)) {
+    for (const [name, schema] of Object.entries(components.schemas)) {
+      if (typeof schema === 'object' && schema !== null && !objectNames.has(schema)) objectNames.set(schema, name);
+    }
+  }
+  return { cycleTargets: findCycleTargets(api), objectNames };
+}
+
+/**
+ * Inlining (by swagger-parser) turns a document's shared schemas into a tree;
+ * a document whose schemas reference each other many times over could
+ * expand exponentially. Past this many nodes in one tool schema the deeper
+ * parts become `{}` (accept anything: looser, never stricter), with a warning.
+ */
+export const MAX_SCHEMA_NODES = 20_000;
+
+export function newConvertContext(
+  root: unknown,
+  version: OasVersion,
+  mode: SchemaMode,
+  warnings: string[],
+  label = 'schema',
+  graph: DocumentGraph = { cycleTargets: new Set(), objectNames: new Map() },
+): ConvertContext {
+  return {
+    root,
+    version,
+    mode,
+    defs: {},
+    defNames: new Map(),
+    warnings,
+    budget: MAX_SCHEMA_NODES,
+    label,
+    cycleTargets: graph.cycleTargets,
+    objectNames: graph.objectNames,
+    defIds: new Map(),
+  };
 }
 
 const JSON_TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'string', 'integer']);
@@ -149,18 +239,32 @@ export function resolvePointer(root: unknown, ref: string): unknown {
   return node;
 }
 
+function uniqueDefName(raw: string, ctx: ConvertContext): string {
+  let base = raw.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 64);
+  if (base === '' || base === '_') base = 'schema';
+  let name = base;
+  for (let n = 2; Object.prototype.hasOwnProperty.call(ctx.defs, name); n++) name = `${base}_${n}`;
+  return name;
+}
+
 function defNameFor(ref: string, ctx: ConvertContext): string {
   const existing = ctx.defNames.get(ref);
   if (existing) return existing;
   const tokens = ref.replace(/^#\/?/, '').split('/');
-  const last = unescapePointerToken(tokens[tokens.length - 1] ?? '') || 'def';
-  let base = last.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 64) || 'def';
-  if (base === '_') base = 'def';
-  const taken = new Set(ctx.defNames.values());
-  let name = base;
-  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+  const name = uniqueDefName(unescapePointerToken(tokens[tokens.length - 1] ?? ''), ctx);
   ctx.defNames.set(ref, name);
   return name;
+}
+
+/** A cycle-closing object: converted once into `$defs`, referenced everywhere. */
+function objectToDef(node: Record<string, unknown>, ctx: ConvertContext): JsonObject {
+  const known = ctx.defIds.get(node);
+  if (known) return { $ref: `#/$defs/${known}` };
+  const name = uniqueDefName(ctx.objectNames.get(node) ?? 'schema', ctx);
+  ctx.defIds.set(node, name);
+  ctx.defs[name] = true; // placeholder while converting
+  ctx.defs[name] = convertNode(node, ctx);
+  return { $ref: `#/$defs/${name}` };
 }
 
 /** Follows a chain of pure `$ref`s, returning the first non-ref target (or undefined on a cycle/miss). */
@@ -230,6 +334,15 @@ function validRegex(p: string): boolean {
 export function convertSchema(node: unknown, ctx: ConvertContext, propertyName?: string): JsonObject | boolean {
   if (typeof node === 'boolean') return node;
   if (!isPlainObject(node)) return {};
+  if (ctx.cycleTargets.has(node)) return objectToDef(node, ctx);
+  return convertNode(node, ctx, propertyName);
+}
+
+function convertNode(node: Record<string, unknown>, ctx: ConvertContext, propertyName?: string): JsonObject | boolean {
+  if (--ctx.budget < 0) {
+    if (ctx.budget === -1) ctx.warnings.push(`${ctx.label}: more than ${MAX_SCHEMA_NODES} schema nodes; the deeper parts accept any value`);
+    return {};
+  }
   const ref = isRefTo(node);
   if (ref !== undefined && ctx.version === '3.0') return refToDef(ref, ctx);
 
