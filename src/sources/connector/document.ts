@@ -233,7 +233,7 @@ function buildOperations(config: ConnectorSourceConfig, api: Record<string, unkn
   const paths = isPlainObject(api.paths) ? api.paths : {};
   const rawOps: RawOp[] = [];
   for (const [p, item] of Object.entries(paths)) {
-    if (!isPlainObject(item)) continue;
+    if (!p.startsWith('/') || !isPlainObject(item)) continue; // `x-*` keys are extensions, not paths
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!isPlainObject(op)) continue;

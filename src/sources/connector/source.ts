@@ -56,8 +56,8 @@ export function createConnectorSource(config: ConnectorSourceConfig, ctx: Source
   let stopped = false;
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
+  let chain: Promise<void> = Promise.resolve();
+  let queued = false;
 
   async function load(initial: boolean): Promise<void> {
     try {
@@ -103,22 +103,16 @@ export function createConnectorSource(config: ConnectorSourceConfig, ctx: Source
     }
   }
 
-  function reload(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      try {
-        do {
-          again = false;
-          await load(false);
-        } while (again && !stopped);
-      } finally {
-        running = undefined;
-      }
-    })();
-    return running;
+  // Loads run one at a time; at most one more waits. A waiting load reads the
+  // file when it starts, so it covers every event that arrived before.
+  function enqueue(initial: boolean): Promise<void> {
+    if (queued) return chain;
+    queued = true;
+    chain = chain.then(async () => {
+      queued = false;
+      if (!stopped) await load(initial);
+    });
+    return chain;
   }
 
   function schedule(): void {
@@ -126,7 +120,7 @@ export function createConnectorSource(config: ConnectorSourceConfig, ctx: Source
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = undefined;
-      void reload();
+      void enqueue(false);
     }, debounceMs);
     timer.unref();
   }
@@ -158,8 +152,9 @@ export function createConnectorSource(config: ConnectorSourceConfig, ctx: Source
       if (started) return;
       started = true;
       onChange = cb;
-      await load(true);
-      if (watchEnabled && !stopped) startWatching();
+      // Watch first, so a change made while the first read runs is not missed.
+      if (watchEnabled) startWatching();
+      await enqueue(true);
     },
     tools: () => tools,
     operations: () => ops,
@@ -174,14 +169,14 @@ export function createConnectorSource(config: ConnectorSourceConfig, ctx: Source
         ...(lastError !== undefined ? { lastError } : {}),
       };
     },
-    refresh: () => reload(),
+    refresh: () => enqueue(false),
     async stop(): Promise<void> {
       stopped = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
       watcher?.close();
       watcher = undefined;
-      await running;
+      await chain;
     },
   };
 }
