@@ -21,11 +21,18 @@ import {
 /** Records every state the source passes through (polled every 5 ms). */
 function watchStates(get: () => SourceState): { seen: SourceState[]; stop: () => void } {
   const seen: SourceState[] = [get()];
-  const timer = setInterval(() => {
+  const sample = () => {
     const s = get();
     if (s !== seen[seen.length - 1]) seen.push(s);
-  }, 5);
-  return { seen, stop: () => clearInterval(timer) };
+  };
+  const timer = setInterval(sample, 5);
+  return {
+    seen,
+    stop: () => {
+      clearInterval(timer);
+      sample();
+    },
+  };
 }
 
 test('stdio child killed: stale with the last good tools, then fresh after reconnect', async () => {

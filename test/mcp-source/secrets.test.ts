@@ -24,7 +24,7 @@ test('stdio: ${VAR} in env reaches the child only; the parent env does not leak 
   const ctx = makeCtx({ MY_SECRET: secret });
   process.env.TOOLHOST_LEAK_CANARY = 'canary';
   const source = createMcpSource(
-    stdioConfig('envs', ['--stderr-env', 'FIXTURE_SECRET'], { env: { FIXTURE_SECRET: '${MY_SECRET}', PLAIN: 'literal-value' } }),
+    stdioConfig('envs', ['--stderr-env', 'FIXTURE_SECRET', '--leak-env', 'FIXTURE_SECRET'], { env: { FIXTURE_SECRET: '${MY_SECRET}', PLAIN: 'literal-value', NOTE: 'the message' } }),
     ctx,
   );
   try {
@@ -36,6 +36,12 @@ test('stdio: ${VAR} in env reaches the child only; the parent env does not leak 
     assert.deepEqual(plain.structuredContent, { present: true, equals: true });
     const canary = await source.callTool('env_check', { name: 'TOOLHOST_LEAK_CANARY' });
     assert.deepEqual(canary.structuredContent, { present: false });
+    // A tool repeating the secret is served with the value replaced.
+    const leaky = source.tools().find((t) => t.toolId === 'mcp:envs.leaky')!;
+    assert.equal(leaky.description, 'Uses the token [redacted] for its calls.');
+    assert.deepEqual(leaky.inputSchema, { type: 'object', properties: { token: { type: 'string', default: '[redacted]', examples: ['[redacted]'] } } });
+    // Plain config values are kept out of logs, but not scrubbed from tool data.
+    assert.equal(source.tools().find((t) => t.toolId === 'mcp:envs.echo')!.description, 'Echoes the message back.');
     // The child's stderr was read (debug log), with the secret redacted.
     await waitFor(() => ctx.log.entries().some((e) => e.event === 'stderr' && String(e.line).includes('FIXTURE_SECRET=[redacted]')), 2000, 'stderr line');
     await assertNoSecret(ctx, source, [secret, 'literal-value']);

@@ -28,7 +28,7 @@ import { envRefNames, resolveEnvRefs, resolveEnvRefsInRecord } from '../../confi
 import type { RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool.js';
 import type { SourceContext } from '../source-context.js';
 import { withDefaults, type McpSourceConfig, type ResolvedMcpOptions } from './config-schema.js';
-import { Redactor, displayUrl } from './redact.js';
+import { Redactor, SECRET_NAME, displayUrl } from './redact.js';
 import { ToolCollector, showName } from './tool-filter.js';
 
 export { mcpSourceConfigSchema, MCP_DEFAULTS, withDefaults } from './config-schema.js';
@@ -101,6 +101,13 @@ function isTimeout(err: unknown): boolean {
   return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
 }
 
+/** The values a string's `${VAR}` references resolve to: secrets from then on. */
+function refsIn(s: string, env: NodeJS.ProcessEnv): string[] {
+  return envRefNames(s)
+    .map((n) => env[n])
+    .filter((v): v is string => typeof v === 'string');
+}
+
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
@@ -148,8 +155,7 @@ class McpSource implements McpToolSource {
     this.log = ctx.logger.child({ source: this.id, server: config.id });
     this.target = config.transport === 'stdio' ? config.command : displayUrl(config.url);
     // Literal header/env values may be credentials too: never print them.
-    if (config.transport === 'stdio') this.redactor.add(Object.values(config.env ?? {}));
-    else this.redactor.add(Object.values(config.headers ?? {}));
+    this.addConfigured(config.transport === 'stdio' ? config.env : config.headers);
   }
 
   // ---- ToolSource ----------------------------------------------------------
@@ -254,13 +260,13 @@ class McpSource implements McpToolSource {
   private async open(seq: number, deadline: Promise<never>): Promise<Conn> {
     const env = this.ctx.env;
     const config = this.config;
-    // Every value a `${VAR}` resolves to is a secret from here on.
-    const refs = (s: string) => envRefNames(s).map((n) => env[n]).filter((v): v is string => typeof v === 'string');
+    const refs = (s: string) => refsIn(s, env);
 
     if (config.transport === 'stdio') {
       const args = (config.args ?? []).map((a) => resolveEnvRefs(a, env));
       const extraEnv = resolveEnvRefsInRecord(config.env, env);
-      this.redactor.add([...(config.args ?? []).flatMap(refs), ...Object.values(extraEnv)]);
+      this.redactor.add((config.args ?? []).flatMap(refs));
+      this.addConfigured(config.env, extraEnv);
       const childEnv: Record<string, string> = {};
       for (const key of DEFAULT_INHERITED_ENV_VARS) {
         const v = env[key];
@@ -283,7 +289,8 @@ class McpSource implements McpToolSource {
 
     const url = new URL(resolveEnvRefs(config.url, env));
     const headers = resolveEnvRefsInRecord(config.headers, env);
-    this.redactor.add([...refs(config.url), ...Object.values(headers)]);
+    this.redactor.add(refs(config.url));
+    this.addConfigured(config.headers, headers);
     if (url.username || url.password) {
       // fetch refuses URLs with credentials: send them as Basic auth instead
       // (unless an Authorization header is configured).
@@ -304,7 +311,7 @@ class McpSource implements McpToolSource {
       url.username = '';
       url.password = '';
     }
-    for (const v of url.searchParams.values()) this.redactor.add([v]);
+    for (const [name, v] of url.searchParams) this.redactor.add([v], SECRET_NAME.test(name) ? 'secret' : 'sensitive');
 
     const streamable = new StreamableHTTPClientTransport(url, {
       requestInit: { headers },
@@ -322,6 +329,19 @@ class McpSource implements McpToolSource {
     const second = this.newConn(seq, 'sse', sse);
     await this.handshake(second, deadline);
     return second;
+  }
+
+  /**
+   * Configured header/env values: `${VAR}` values and values under a
+   * credential-like name are secrets; the rest stays out of logs only.
+   */
+  private addConfigured(configured: Record<string, string> | undefined, resolved: Record<string, string> = configured ?? {}): void {
+    for (const [name, raw] of Object.entries(configured ?? {})) {
+      const fromRefs = refsIn(raw, this.ctx.env);
+      this.redactor.add(fromRefs);
+      const value = resolved[name] ?? raw;
+      this.redactor.add([value], fromRefs.length > 0 || SECRET_NAME.test(name) ? 'secret' : 'sensitive');
+    }
   }
 
   private newConn(seq: number, kind: TransportKind, transport: Transport): Conn {
@@ -396,13 +416,17 @@ class McpSource implements McpToolSource {
       void this.closeConn(conn);
     }
     const message = this.describe(err);
+    const previousError = this.lastError;
     this.lastError = `${phase}: ${message}`;
     this.ctx.metrics.sourceFailures.inc({ source: this.id });
     const dropped = !this.opts.keepStaleTools && this.apply([], []);
     this.state = this.list.length > 0 ? 'stale' : 'failed';
     if (dropped) this.notify();
-    this.log.warn(
-      { event: 'disconnect', phase, error: message, state: this.state, toolCount: this.list.length },
+    // The first failure of a run (and any new error) warns; the same error on
+    // every further reconnect attempt is info, so a dead server does not flood.
+    const level = this.attempt === 0 || this.lastError !== previousError ? 'warn' : 'info';
+    this.log[level](
+      { event: phase === 'connect' ? 'connect_failed' : 'disconnect', phase, error: message, state: this.state, toolCount: this.list.length },
       `mcp server ${this.serverId} failed (${phase}); ${this.list.length > 0 ? 'serving last good tools' : 'no tools served'}`,
     );
     this.scheduleReconnect();
@@ -497,6 +521,7 @@ class McpSource implements McpToolSource {
     if (conn.dead || this.stopped) return;
     const ms = Math.round(performance.now() - t0);
     const { collector, pages, truncated, timedOut } = result;
+    this.scrubSecrets(collector);
     this.reportIssues(collector.issues);
     if (truncated) this.log.warn({ event: 'truncated', pages, toolCount: collector.size }, `mcp server ${this.serverId}: tool list read stopped early: ${truncated}`);
 
@@ -557,6 +582,20 @@ class McpSource implements McpToolSource {
       cursor = next;
     }
     return { collector, pages, timedOut: false };
+  }
+
+  /**
+   * A server that got a credential from us (env, header) may repeat it in a
+   * description or a schema default: replace any such value before serving.
+   */
+  private scrubSecrets(collector: ToolCollector): void {
+    if (this.redactor.size === 0) return;
+    collector.tools.forEach((tool, i) => {
+      const { value, hit } = this.redactor.scrub(tool);
+      if (!hit) return;
+      collector.tools[i] = value;
+      collector.issues.push(`tool ${showName(collector.names[i])}: a configured secret value was redacted from its description or schema`);
+    });
   }
 
   /** Warns about skipped entries; the same set again on the next read is logged at debug. */
