@@ -10,7 +10,7 @@ import { isServedVersion, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../contract/
 import type { HostMetrics } from '../observability/metrics.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
 import type { EventLog } from '../events/log.js';
-import { anonymousWait, registerAudit } from './auth-hook.js';
+import { refuseAnonymous, registerAuthHooks } from './auth-hook.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerEventRoutes } from './events-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
@@ -48,18 +48,10 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
       sendError(reply, 'protocol_version_unsupported', `protocol version ${String(asked)} is not served`, { protocolVersions: [PROTOCOL_VERSION] });
       return reply;
     }
-    // Health, discovery, metrics and unrouted requests: one global bound (docs/auth.md "Rate limits").
-    const wait = anonymousWait(request, deps.authenticator);
-    if (wait > 0) {
-      sendError(reply, 'rate_limited', `too many requests; retry in ${wait} s`, { retryAfter: wait }, { 'retry-after': String(wait) });
-      return reply;
-    }
   });
 
-  // Set by the auth hook; read by the audit line.
-  app.decorateRequest('principal', null);
-  app.decorateRequest('authFailure', null);
-  if (deps.authenticator.audit !== false) registerAudit(app, deps.logger);
+  // Audit line per route, global bound on health and discovery (docs/auth.md); before any route.
+  registerAuthHooks(app, deps.authenticator, deps.logger);
 
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof ContractError) return sendContractError(reply, error);
@@ -71,7 +63,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     return sendError(reply, 'internal_error', 'internal error');
   });
 
-  app.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found', 'no such resource'));
+  app.setNotFoundHandler((_request, reply) => (refuseAnonymous(reply, deps.authenticator) ? reply : sendError(reply, 'not_found', 'no such resource')));
 
   registerToolRoutes(app, deps);
   registerDiscoveryRoutes(app, deps);

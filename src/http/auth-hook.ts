@@ -3,10 +3,11 @@
 // `WWW-Authenticate: Bearer`, never the credential echoed back. An admitted
 // principal is then held to its rate limit (429 `rate_limited` with
 // `Retry-After`), and recorded on the request for the audit line.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Logger } from 'pino';
 import { bearerToken, type AuthOutcome, type Authenticator, type Principal } from '../auth/principal.js';
 import { ContractError } from '../contract/errors.js';
+import { sendError } from './respond.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -60,36 +61,67 @@ export async function requirePrincipal(request: FastifyRequest, authenticator: A
 /** Routes that need no credential; they share one global bound instead of per-principal limits. */
 export const ANONYMOUS_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/health/sources', '/metrics', '/.well-known/openwop']);
 
-/** Seconds to wait when an anonymous request (or one matching no route) is over the global bound, else 0. */
-export function anonymousWait(request: FastifyRequest, authenticator: Authenticator): number {
-  if (authenticator.admitAnonymous === undefined) return 0;
-  const route = request.routeOptions.url;
-  if (route !== undefined && !ANONYMOUS_ROUTES.has(route)) return 0;
-  return authenticator.admitAnonymous();
+/**
+ * Takes from the global bound for a request that needs no credential; when
+ * it is exhausted, answers 429 `rate_limited` with `Retry-After` and returns true.
+ */
+export function refuseAnonymous(reply: FastifyReply, authenticator: Authenticator): boolean {
+  const wait = authenticator.admitAnonymous === undefined ? 0 : authenticator.admitAnonymous();
+  if (wait === 0) return false;
+  sendError(reply, 'rate_limited', `too many requests; retry in ${wait} s`, { retryAfter: wait }, { 'retry-after': String(wait) });
+  return true;
 }
 
 const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
 
+type Hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+
+function withHook<T>(existing: T | T[] | undefined, hook: T): T[] {
+  return existing === undefined ? [hook] : Array.isArray(existing) ? [...existing, hook] : [existing, hook];
+}
+
 /**
  * The audit trail: one structured line per request that reached
  * authentication (principal id, tenant, credential kind, route pattern,
- * status, duration), and one per failed attempt with the reason. Never the
- * credential, never the raw URL.
+ * status, duration), and one per refused attempt with the reason. Never the
+ * credential, never the raw URL. The route pattern is captured when the
+ * route is registered, so a request builds nothing but the log line.
  */
-export function registerAudit(app: FastifyInstance, logger: Logger): void {
-  app.addHook('onResponse', (request, reply, done) => {
+function auditHook(logger: Logger, route: string): Hook {
+  return (request, reply, done) => {
     const p = request.principal;
     if (p !== null) {
       logger.info(
-        { audit: true, principal: p.id, tenant: p.tenant, kind: p.kind, method: request.method, route: request.routeOptions.url, status: reply.statusCode, durationMs: round3(reply.elapsedTime) },
+        { principal: p.id, tenant: p.tenant, kind: p.kind, method: request.method, route, status: reply.statusCode, durationMs: round3(reply.elapsedTime) },
         'request',
       );
     } else if (request.authFailure !== null) {
       logger.info(
-        { audit: true, principal: null, method: request.method, route: request.routeOptions.url, status: reply.statusCode, durationMs: round3(reply.elapsedTime), reason: request.authFailure },
+        { principal: null, method: request.method, route, status: reply.statusCode, durationMs: round3(reply.elapsedTime), reason: request.authFailure },
         'request refused',
       );
     }
     done();
+  };
+}
+
+/**
+ * Call before any route is registered: decorates requests with the
+ * principal, adds the audit line to every route (unless `audit` is false) and
+ * the global anonymous bound to ANONYMOUS_ROUTES. Per-route hooks keep both
+ * off the request path of routes that do not need them.
+ */
+export function registerAuthHooks(app: FastifyInstance, authenticator: Authenticator, logger: Logger): void {
+  app.decorateRequest('principal', null);
+  app.decorateRequest('authFailure', null);
+  const audit = authenticator.audit !== false;
+  // `audit: true` is serialized once, in the child's bindings.
+  const auditLogger = logger.child({ audit: true });
+  const anonymous: Hook = (_request, reply, done) => {
+    if (!refuseAnonymous(reply, authenticator)) done();
+  };
+  app.addHook('onRoute', (route) => {
+    if (audit) route.onResponse = withHook(route.onResponse, auditHook(auditLogger, route.url) as never);
+    if (ANONYMOUS_ROUTES.has(route.url) && authenticator.admitAnonymous !== undefined) route.onRequest = withHook(route.onRequest, anonymous as never);
   });
 }
