@@ -102,14 +102,14 @@ test('HTTP server stopped and restarted on the same port: stale, tools kept, the
 
 test('stdio hang: tools/list times out, stale, recovers on reconnect', async () => {
   const ctx = makeCtx();
-  const source = createMcpSource(stdioConfig('hangs', [], { pageTimeoutMs: 300 }), ctx);
+  const source = createMcpSource(stdioConfig('hangs', [], { pageTimeoutMs: 500 }), ctx);
   try {
     await source.start(() => {});
     const watch = watchStates(() => source.health().state);
     // The fixture stops answering tools/list, then announces a change.
     await source.callTool('fixture_control', { action: 'hang' });
     await waitFor(() => source.health().state === 'stale', 3000, 'stale');
-    assert.match(source.health().lastError ?? '', /tools\/list timed out after 300 ms/);
+    assert.match(source.health().lastError ?? '', /tools\/list timed out after 500 ms/);
     assert.deepEqual(toolNames(source), BASE_TOOLS);
     await waitFor(() => source.health().state === 'connected', 10000, 'connected again');
     watch.stop();
