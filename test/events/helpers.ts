@@ -62,7 +62,15 @@ export async function startEventsServer(routeOptions?: EventRouteOptions, log: E
     app,
     log,
     close: async () => {
-      await app.close();
+      // After an aborted fetch, undici opens a spare connection that never
+      // sends a request; Node drops such sockets only at headersTimeout
+      // (about a minute), and app.close() waits for them. Give the clean close
+      // a moment, then cut what is left. (The keep-alive test checks that
+      // app.close() alone ends open event streams.)
+      const closing = app.close();
+      const timer = setTimeout(() => app.server.closeAllConnections(), 1000);
+      await closing;
+      clearTimeout(timer);
       await host.stop();
       log.close();
     },

@@ -1,0 +1,233 @@
+// The event log over real HTTP: GET /events paging and validation,
+// GET /sessions/{id}/events with one identical 404 for unknown and
+// other-tenant sessions, and GET /events/stream (SSE) live and resumed.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ToolSession } from '../../src/events/session.js';
+import { ACME, ACME_KEY, GLOBEX, GLOBEX_KEY, openSse, request, startEventsServer, waitFor, type EventsServer } from './helpers.js';
+
+let server: EventsServer;
+before(async () => {
+  server = await startEventsServer();
+});
+after(async () => {
+  await server.close();
+});
+
+function runSession(who: { tenant: string; principal: string }, toolId = 'openwop:text.uppercase', outcome: 'completed' | 'failed' = 'completed'): ToolSession {
+  const s = ToolSession.open(server.log, who, toolId);
+  s.returned(s.called(toolId), toolId, outcome === 'completed' ? 'ok' : 'error', 2);
+  s.close(outcome);
+  return s;
+}
+
+test('GET /sessions/{id}/events gives the session; unknown and other-tenant sessions share one 404', async () => {
+  const mine = runSession(ACME);
+  const theirs = runSession(GLOBEX);
+  const res = await request(server.url, `/sessions/${mine.sessionId}/events`, { token: ACME_KEY });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('openwop-version'), '2.0');
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+  const body = res.json();
+  assert.deepEqual(Object.keys(body), ['events']);
+  assert.deepEqual(body.events, server.log.readSession('acme', mine.sessionId));
+  assert.deepEqual(
+    body.events.map((e: { type: string }) => e.type),
+    ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed'],
+  );
+
+  const other = await request(server.url, `/sessions/${theirs.sessionId}/events`, { token: ACME_KEY });
+  const unknown = await request(server.url, '/sessions/00000000-0000-4000-8000-000000000000/events', { token: ACME_KEY });
+  assert.equal(other.status, 404);
+  assert.equal(unknown.status, 404);
+  assert.equal(other.text, unknown.text, 'byte-identical bodies');
+  assert.deepEqual(other.json(), { error: 'not_found', message: 'no session with that id is available' });
+  const strip = (h: Headers) => [...h.entries()].filter(([k]) => k !== 'date' && k !== 'content-length' && k !== 'keep-alive');
+  assert.deepEqual(strip(other.headers), strip(unknown.headers));
+  assert.equal((await request(server.url, `/sessions/${theirs.sessionId}/events`, { token: GLOBEX_KEY })).status, 200, 'its own tenant sees it');
+});
+
+test('the event routes need the same bearer credential as /tools', async () => {
+  for (const path of ['/events', '/events/stream', '/sessions/x/events']) {
+    const none = await request(server.url, path);
+    assert.equal(none.status, 401, path);
+    assert.equal(none.json().error, 'unauthenticated');
+    assert.match(none.headers.get('www-authenticate') ?? '', /^Bearer/);
+    assert.equal((await request(server.url, path, { token: 'wrong-key' })).status, 401, path);
+  }
+  const post = await request(server.url, '/events', { token: ACME_KEY, method: 'POST' });
+  assert.equal(post.status, 405);
+  assert.equal(post.json().error, 'method_not_allowed');
+  const v3 = await request(server.url, '/events', { token: ACME_KEY, headers: { 'openwop-version': '3.0' } });
+  assert.equal(v3.status, 406);
+});
+
+test('GET /events pages through the tenant stream with after and limit', async () => {
+  for (let i = 0; i < 4; i++) runSession(GLOBEX, 'openwop:text.reverse');
+  const all = server.log.readAfter('globex', -1, 1000);
+  assert.ok(all.length >= 16);
+  assert.deepEqual(all.map((e) => e.sequence), [...all.keys()], 'globex stream: 0, 1, 2, ... no gaps');
+
+  const first = await request(server.url, '/events', { token: GLOBEX_KEY });
+  assert.equal(first.status, 200);
+  assert.equal(first.headers.get('cache-control'), 'no-store');
+  assert.deepEqual(first.json(), { events: all, next: all[all.length - 1].sequence }, 'default: everything (after=-1, limit 100)');
+
+  const pages: number[][] = [];
+  let cursor = -1;
+  for (;;) {
+    const body = (await request(server.url, `/events?after=${cursor}&limit=5`, { token: GLOBEX_KEY })).json();
+    assert.ok(body.events.length <= 5);
+    if (body.events.length === 0) {
+      assert.equal(body.next, cursor, 'an empty page echoes after');
+      break;
+    }
+    assert.equal(body.next, body.events[body.events.length - 1].sequence);
+    assert.ok(body.events.every((e: { tenant: string }) => e.tenant === 'globex'));
+    pages.push(body.events.map((e: { sequence: number }) => e.sequence));
+    cursor = body.next;
+  }
+  assert.deepEqual(pages.flat(), all.map((e) => e.sequence));
+  assert.ok(pages.slice(0, -1).every((p) => p.length === 5));
+
+  const acme = (await request(server.url, '/events?limit=1000', { token: ACME_KEY })).json();
+  assert.ok(acme.events.every((e: { tenant: string }) => e.tenant === 'acme'), 'never another tenant\'s events');
+});
+
+test('GET /events refuses bad after/limit with validation_error and details', async () => {
+  const bad: Array<[string, string[]]> = [
+    ['?after=abc', ['after']],
+    ['?after=-2', ['after']],
+    ['?after=1.5', ['after']],
+    ['?after=', ['after']],
+    ['?after=01', ['after']],
+    ['?after=1&after=2', ['after']],
+    ['?after=99999999999999999999', ['after']],
+    ['?limit=0', ['limit']],
+    ['?limit=1001', ['limit']],
+    ['?limit=-1', ['limit']],
+    ['?limit=ten', ['limit']],
+    ['?after=x&limit=0', ['after', 'limit']],
+  ];
+  for (const [query, params] of bad) {
+    const res = await request(server.url, `/events${query}`, { token: ACME_KEY });
+    assert.equal(res.status, 400, query);
+    const body = res.json();
+    assert.deepEqual(Object.keys(body), ['error', 'message', 'details'], query);
+    assert.equal(body.error, 'validation_error');
+    assert.deepEqual(body.details.problems.map((p: { parameter: string }) => p.parameter), params, query);
+    assert.ok(body.details.problems.every((p: { expected: string }) => typeof p.expected === 'string' && p.expected.length > 0));
+  }
+  for (const ok of ['?limit=1000', '?limit=1', '?after=0', '?after=-1', '?after=123456789']) {
+    assert.equal((await request(server.url, `/events${ok}`, { token: ACME_KEY })).status, 200, ok);
+  }
+});
+
+test('GET /events/stream delivers live events of the caller\'s tenant only, as SSE frames', async () => {
+  const sse = await openSse(server.url, ACME_KEY);
+  try {
+    assert.equal(sse.status, 200);
+    assert.equal(sse.headers.get('openwop-version'), '2.0', 'set by hand on the hijacked reply');
+    assert.match(sse.headers.get('content-type') ?? '', /^text\/event-stream/);
+    assert.equal(sse.headers.get('cache-control'), 'no-store');
+    await waitFor(() => server.log.subscriberCount('acme') === 1, 5000, 'the subscription');
+
+    runSession(GLOBEX); // another tenant: never on this stream
+    const s = runSession(ACME, 'openwop:notes.save', 'failed');
+    const got = await sse.waitForMessages(4);
+    const stored = server.log.readSession('acme', s.sessionId);
+    assert.deepEqual(got.map((m) => m.id), stored.map((e) => String(e.sequence)));
+    assert.deepEqual(got.map((m) => m.event), stored.map((e) => e.type));
+    assert.deepEqual(got.map((m) => JSON.parse(m.data ?? '')), stored);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(sse.messages.length, 4, 'nothing of globex arrived');
+  } finally {
+    sse.close();
+  }
+  await waitFor(() => server.log.subscriberCount() === 0, 5000, 'the subscription to be dropped on disconnect');
+});
+
+test('GET /events/stream resumes after Last-Event-ID: replays the log, then goes live without gap or repeat', async () => {
+  runSession(ACME);
+  runSession(ACME);
+  const all = server.log.readAfter('acme', -1, 1000);
+  const from = all[all.length - 6].sequence; // five events to replay
+  const sse = await openSse(server.url, ACME_KEY, { 'last-event-id': String(from) });
+  try {
+    const replayed = await sse.waitForMessages(5);
+    assert.deepEqual(replayed.map((m) => Number(m.id)), all.slice(-5).map((e) => e.sequence));
+    await waitFor(() => server.log.subscriberCount('acme') === 1, 5000, 'the subscription');
+    const s = runSession(ACME);
+    const got = await sse.waitForMessages(9);
+    const live = server.log.readSession('acme', s.sessionId);
+    assert.deepEqual(got.slice(5).map((m) => JSON.parse(m.data ?? '')), live);
+    const ids = got.map((m) => Number(m.id));
+    for (let i = 1; i < ids.length; i++) assert.equal(ids[i], ids[i - 1] + 1, 'consecutive, no repeat');
+  } finally {
+    sse.close();
+  }
+
+  // Last-Event-ID -1 replays the whole stream; a bad one is a 400 envelope before any streaming.
+  const everything = await openSse(server.url, ACME_KEY, { 'last-event-id': '-1' });
+  try {
+    const n = server.log.lastSequence('acme') + 1;
+    const got = await everything.waitForMessages(n);
+    assert.deepEqual(got.map((m) => Number(m.id)), [...Array(n).keys()]);
+  } finally {
+    everything.close();
+  }
+  const bad = await request(server.url, '/events/stream', { token: ACME_KEY, headers: { 'last-event-id': 'yesterday' } });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.json().error, 'validation_error');
+  assert.equal(bad.json().details.problems[0].parameter, 'Last-Event-ID');
+  await waitFor(() => server.log.subscriberCount() === 0, 5000, 'subscriptions dropped');
+});
+
+test('a Last-Event-ID beyond the end of the stream resumes at the real end, not behind it', async () => {
+  const sse = await openSse(server.url, ACME_KEY, { 'last-event-id': '999999' });
+  try {
+    await waitFor(() => server.log.subscriberCount('acme') === 1, 5000, 'the subscription');
+    const s = runSession(ACME);
+    const got = await sse.waitForMessages(4);
+    assert.deepEqual(got.map((m) => JSON.parse(m.data ?? '').sessionId), Array(4).fill(s.sessionId));
+  } finally {
+    sse.close();
+  }
+  await waitFor(() => server.log.subscriberCount() === 0, 5000, 'subscriptions dropped');
+});
+
+test('a slow reader misses nothing: live events past its buffer are read back from the log', async () => {
+  const sse = await openSse(server.url, GLOBEX_KEY);
+  try {
+    await waitFor(() => server.log.subscriberCount('globex') === 1, 5000, 'the subscription');
+    const start = server.log.lastSequence('globex');
+    // ~400 sessions × 4 events in one synchronous burst: far more than one socket buffer.
+    for (let i = 0; i < 400; i++) runSession(GLOBEX, `openwop:text.${'x'.repeat(200)}${i}`);
+    const got = await sse.waitForMessages(1600, 30_000);
+    assert.deepEqual(got.map((m) => Number(m.id)), Array.from({ length: 1600 }, (_, i) => start + 1 + i));
+  } finally {
+    sse.close();
+  }
+  await waitFor(() => server.log.subscriberCount() === 0, 5000, 'subscriptions dropped');
+});
+
+test('keep-alive comments flow while idle, and app.close() ends open streams', async () => {
+  const own = await startEventsServer({ keepAliveMs: 50 });
+  try {
+    const sse = await openSse(own.url, ACME_KEY);
+    const comments = await sse.waitForComments(3, 5000);
+    assert.ok(comments.filter((c) => c === 'keep-alive').length >= 2);
+    assert.equal(own.log.subscriberCount('acme'), 1);
+    // app.close() by itself, as the host will call it, with the stream still open.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      own.app.close(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('app.close() hung on an open stream')), 5000))),
+    ]);
+    clearTimeout(timer);
+    assert.equal(own.log.subscriberCount(), 0);
+    sse.close();
+  } finally {
+    await own.close();
+  }
+});
