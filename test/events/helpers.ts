@@ -1,13 +1,15 @@
 // Helpers for the event-log tests: logs on real SQLite files in temp dirs, and
-// the real host (demo config) served with an event log attached.
+// the real host served from a temp config whose `events.file` it opens.
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { hashApiKey } from '../../src/auth/api-keys.js';
 import { EventLog, type EventLogOptions } from '../../src/events/log.js';
 import { startHost, type Host } from '../../src/host/host.js';
+import { serve } from '../../src/host/serve.js';
 import { buildApp } from '../../src/http/app.js';
 import { registerEventRoutes, type EventRouteOptions } from '../../src/http/events-routes.js';
-import { DEMO_CONFIG, tempDir } from '../helpers/server.js';
+import { ACME_KEY, GLOBEX_KEY, tempDir, writeConfig } from '../helpers/server.js';
 
 export { ACME_KEY, GLOBEX_KEY, request, tempDir } from '../helpers/server.js';
 
@@ -28,16 +30,61 @@ export interface EventsServer {
   host: Host;
   app: FastifyInstance;
   log: EventLog;
+  /** The config file the host was started from (in its own temp dir). */
+  configFile: string;
   close(): Promise<void>;
 }
 
 /**
- * The demo host with an event log on a temp file. Without route options the
- * routes come from buildApp({..., events}) exactly as the host will wire them;
- * with options (a short keep-alive) they are registered on the app directly.
+ * A small host config in a fresh temp dir: tenants acme and globex with the
+ * demo keys (public, test-only), one host extension, and `events.file` next
+ * to it, so the host opens the event log itself.
  */
-export async function startEventsServer(routeOptions?: EventRouteOptions, log: EventLog = openTempLog().log): Promise<EventsServer> {
-  const host = await startHost(DEMO_CONFIG, { logger: pino({ level: 'silent' }) });
+export function eventsConfig(): string {
+  return writeConfig({
+    tenants: { acme: { tools: ['*'] }, globex: { tools: ['x-host-toolhost-*'] } },
+    principals: [
+      { id: ACME.principal, tenant: ACME.tenant, keyHash: hashApiKey(ACME_KEY) },
+      { id: GLOBEX.principal, tenant: GLOBEX.tenant, keyHash: hashApiKey(GLOBEX_KEY) },
+    ],
+    events: { file: 'events.sqlite' },
+    sources: { hostExtensions: [{ vendor: 'toolhost', name: 'server-time', command: ['date', '-u'], inputSchema: { type: 'object', properties: {} } }] },
+  });
+}
+
+/**
+ * Closes the app, then the host (which closes the log). After an aborted
+ * fetch, undici opens a spare connection that never sends a request; Node
+ * drops such sockets only at headersTimeout (about a minute) and app.close()
+ * waits for them. So the clean close gets a moment, then what is left is cut.
+ * (The keep-alive test checks that app.close() alone ends open event streams.)
+ */
+async function closeAll(app: FastifyInstance, host: Host): Promise<void> {
+  const closing = app.close();
+  const timer = setTimeout(() => app.server.closeAllConnections(), 1000);
+  await closing;
+  clearTimeout(timer);
+  await host.stop();
+}
+
+/**
+ * The real host on an ephemeral port with its event log. Without route
+ * options it is exactly `serve()` (the log wired by the host from config);
+ * with options (a short keep-alive) the event routes are registered on the
+ * app directly, with the host's log.
+ */
+export async function startEventsServer(routeOptions?: EventRouteOptions): Promise<EventsServer> {
+  const configFile = eventsConfig();
+  const logger = pino({ level: 'silent' });
+  if (routeOptions === undefined) {
+    const running = await serve(configFile, { host: '127.0.0.1', port: 0, logger });
+    const log = running.host.events;
+    if (log === undefined) throw new Error('the host opened no event log');
+    return { url: running.url, host: running.host, app: running.app, log, configFile, close: () => closeAll(running.app, running.host) };
+  }
+  const host = await startHost(configFile, { logger });
+  const log = host.events;
+  if (log === undefined) throw new Error('the host opened no event log');
   const deps = {
     store: host.store,
     authenticator: host.authenticator,
@@ -46,35 +93,12 @@ export async function startEventsServer(routeOptions?: EventRouteOptions, log: E
     metrics: host.metrics,
     logger: host.logger,
   };
-  let app: FastifyInstance;
-  if (routeOptions === undefined) {
-    app = buildApp({ ...deps, events: log });
-  } else {
-    app = buildApp(deps);
-    registerEventRoutes(app, { ...deps, events: log }, routeOptions);
-  }
+  const app = buildApp(deps);
+  registerEventRoutes(app, { ...deps, events: log }, routeOptions);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    host,
-    app,
-    log,
-    close: async () => {
-      // After an aborted fetch, undici opens a spare connection that never
-      // sends a request; Node drops such sockets only at headersTimeout
-      // (about a minute), and app.close() waits for them. Give the clean close
-      // a moment, then cut what is left. (The keep-alive test checks that
-      // app.close() alone ends open event streams.)
-      const closing = app.close();
-      const timer = setTimeout(() => app.server.closeAllConnections(), 1000);
-      await closing;
-      clearTimeout(timer);
-      await host.stop();
-      log.close();
-    },
-  };
+  return { url: `http://127.0.0.1:${address.port}`, host, app, log, configFile, close: () => closeAll(app, host) };
 }
 
 /** Polls `check` until it holds or `ms` pass. */

@@ -2,6 +2,8 @@
 // GET /sessions/{id}/events with one identical 404 for unknown and
 // other-tenant sessions, and GET /events/stream (SSE) live and resumed.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ToolSession } from '../../src/events/session.js';
 import { ACME, ACME_KEY, GLOBEX, GLOBEX_KEY, openSse, request, startEventsServer, waitFor, type EventsServer } from './helpers.js';
@@ -24,6 +26,7 @@ function runSession(who: { tenant: string; principal: string }, toolId = 'openwo
 test('GET /sessions/{id}/events gives the session; unknown and other-tenant sessions share one 404', async () => {
   const mine = runSession(ACME);
   const theirs = runSession(GLOBEX);
+  assert.ok(existsSync(join(dirname(server.configFile), 'events.sqlite')), 'the host opened events.file beside its config');
   const res = await request(server.url, `/sessions/${mine.sessionId}/events`, { token: ACME_KEY });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('openwop-version'), '2.0');
