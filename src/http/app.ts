@@ -35,6 +35,8 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     routerOptions: { maxParamLength: 2048 },
     bodyLimit: 65_536,
     return503OnClosing: true,
+    // Long-lived streams (SSE, MCP) are ended by their own close hooks; idle keep-alive sockets must not hold close() up.
+    forceCloseConnections: true,
     // Malformed URLs are fastify's own errors: keep them in the envelope too.
     frameworkErrors: (error, _request, reply) => {
       sendError(reply, 'validation_error', error.code === 'FST_ERR_BAD_URL' ? 'malformed URL' : 'malformed request');

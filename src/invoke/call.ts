@@ -45,12 +45,15 @@ export function needsApproval(d: ToolDescriptor): boolean {
   return d.approval === 'always' || (d.approval === 'conditional' && (d.safetyTier === 'write' || d.safetyTier === 'exec'));
 }
 
+export const UNKNOWN_TOOL = '(unknown)';
+
 const OUTCOME: Record<CallStatus, SessionOutcome> = { ok: 'completed', error: 'failed', invalid: 'failed', refused: 'failed', timeout: 'failed', cancelled: 'cancelled' };
 
 export async function callCatalogTool(deps: InvokeDeps, req: CallRequest): Promise<CallToolResult> {
   const snapshot = deps.store.current();
   const entry = req.toolId === undefined ? undefined : snapshot.lookup(req.principal, req.toolId);
-  const toolId = entry?.tool.descriptor.toolId ?? req.requested;
+  // What an agent asks for is free text: an unmatched name (unknown or invisible alike) is logged as a fixed placeholder, never echoed.
+  const toolId = entry?.tool.descriptor.toolId ?? UNKNOWN_TOOL;
   const session = deps.events ? ToolSession.open(deps.events, { tenant: req.principal.tenant, principal: req.principal.id }, toolId) : undefined;
   const started = performance.now();
   // For refusals before dispatch: one call/return pair, so the bracket is always complete.
@@ -63,7 +66,7 @@ export async function callCatalogTool(deps: InvokeDeps, req: CallRequest): Promi
 
   if (!entry) {
     refuse('refused');
-    throw new CallRefused('unknown_tool', `Unknown tool: ${req.requested}`);
+    throw new CallRefused('unknown_tool', `Unknown tool: ${req.requested.slice(0, 128)}`);
   }
   const problem = argumentProblem(entry, req.args);
   if (problem) {

@@ -51,9 +51,10 @@ export async function dispatchCall(deps: InvokeDeps, entry: ToolEntry, args: Rec
       if (!source || !op) return { status: 'error', result: errorResult('the connector operation is not available') };
       if (!op.baseUrl) return { status: 'error', result: errorResult('the connector has no base URL to call') };
       return withDeadline(deps.callTimeoutMs, signal, async (s) => {
+        let secret: string | undefined;
         try {
           let req = buildHttpRequest(op, args, op.baseUrl!);
-          const secret = source.config.auth ? await resolveConnectorSecret(source.config, { env: deps.env, configDir: deps.configDir }) : undefined;
+          secret = source.config.auth ? await resolveConnectorSecret(source.config, { env: deps.env, configDir: deps.configDir }) : undefined;
           if (secret !== undefined && source.config.auth) req = applyConnectorAuth(req, source.config.auth, secret);
           const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: s, redirect: 'manual' });
           const buf = Buffer.from(await res.arrayBuffer());
@@ -73,8 +74,9 @@ export async function dispatchCall(deps: InvokeDeps, entry: ToolEntry, args: Rec
           return { status: 'ok', result: { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) } };
         } catch (err) {
           if (err instanceof CallAbort || s.aborted) throw s.reason instanceof CallAbort ? s.reason : err;
-          // Messages from the connector layer are credential-free by construction; network errors carry no secret.
-          return { status: 'error', result: errorResult(`the API call failed: ${(err as Error).message}`) };
+          // A query-string credential sits in the URL, which a network error may quote: scrub it either way.
+          const message = String((err as Error).message);
+          return { status: 'error', result: errorResult(`the API call failed: ${secret ? message.split(secret).join('[redacted]') : message}`) };
         }
       });
     }
