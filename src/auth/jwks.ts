@@ -172,7 +172,8 @@ export class RemoteJwks implements KeySource {
       } catch (err) {
         if (this.abort.signal.aborted) return false;
         const e = err as Error;
-        this.lastError = e.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : e.message || String(err);
+        const cause = (e.cause as { code?: string } | undefined)?.code;
+        this.lastError = e.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `${e.message || String(err)}${cause ? ` (${cause})` : ''}`;
         logger.warn(
           { jwksUrl: displayUrl(url), err: this.lastError, keysAgeSec: Number.isFinite(this.age()) ? Math.round(this.age() / 1000) : null },
           this.lookup ? 'JWKS fetch failed; using the last good keys' : 'JWKS fetch failed; JWTs cannot be verified yet',
