@@ -239,6 +239,7 @@ class Compactor {
       this.noteHere('empty enum: the subschema accepts nothing');
       return false;
     }
+    if (input.nullable === true) this.openApiNullable(local);
     if (d.tuple === 'itemsArray' && has(local, 'additionalItems') && !Array.isArray(local.items)) delete local.additionalItems;
     inPlace ||= ref !== undefined;
 
@@ -405,7 +406,7 @@ class Compactor {
             this.dependentSchemasNote({ [k]: list }, null);
           } else invalid();
         }
-        if (kept > 0) out[key] = deps;
+        if (kept > 0 || Object.keys(v).length === 0) out[key] = deps;
         return;
       }
       default:
@@ -416,6 +417,32 @@ class Compactor {
       // any other keyword (vendor extensions, OpenAPI's `nullable`/`example`, content*) has no
       // validation effect in JSON Schema and is dropped
     }
+  }
+
+  /**
+   * OpenAPI's `nullable: true` is no JSON Schema keyword, but validators such
+   * as ajv honour it and upstream converters leave it behind: read it as "null
+   * is allowed too" (never stricter than ignoring it).
+   */
+  private openApiNullable(local: JsonObject): void {
+    let changed = false;
+    if (typeof local.type === 'string' && local.type !== 'null') {
+      local.type = [local.type, 'null'];
+      changed = true;
+    } else if (Array.isArray(local.type) && !local.type.includes('null')) {
+      local.type = [...local.type, 'null'];
+      changed = true;
+    }
+    if (Array.isArray(local.enum) && !local.enum.includes(null)) {
+      local.enum = [...local.enum, null];
+      changed = true;
+    }
+    if (has(local, 'const') && local.const !== null) {
+      local.enum = [local.const, null];
+      delete local.const;
+      changed = true;
+    }
+    if (changed) this.noteHere('OpenAPI "nullable: true" read as allowing null');
   }
 
   private dependentSchemasNote(v: JsonObject, descNotes: string[] | null): void {
@@ -612,7 +639,9 @@ class Compactor {
       out.type = 'object';
       out.properties = {};
       out.additionalProperties = false;
-      out.description = withNote(s.description, `The original input schema accepts no JSON object (it allows ${brief(s, 80)}).`);
+      const shape: JsonObject = {};
+      for (const k of ['type', 'enum', 'const']) if (has(s, k)) shape[k] = s[k];
+      out.description = withNote(s.description, `The original input schema accepts no JSON object (only ${brief(shape, 80)}).`);
       return out;
     }
     if (s.type === 'object' && isObject(s.properties) && !hasNonObjectValue(s)) return s;
