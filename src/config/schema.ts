@@ -3,7 +3,7 @@
 // every key.
 import { GLOB_PATTERN_SOURCE } from '../contract/glob.js';
 import { policyConfigSchema, type PolicyConfig } from '../classify/policy.js';
-import { principalEntrySchema } from '../auth/api-keys.js';
+import { principalEntrySchema, type PrincipalEntry } from '../auth/api-keys.js';
 import { authConfigSchema, tenantRateLimitSchema, type AuthConfig } from '../auth/config.js';
 import type { RateLimitSetting } from '../auth/rate-limit.js';
 import { nodePackConfigSchema, type NodePackConfig } from '../sources/node-pack/index.js';
@@ -38,14 +38,8 @@ export interface McpFrontDoorConfig {
   callTimeoutMs?: number;
 }
 
-export interface PrincipalConfig {
-  id: string;
-  tenant: string;
-  scopes?: string[];
-  keyHash: string;
-  expiresAt?: string;
-  revoked?: boolean;
-}
+/** One API-key principal; the shape is shared with `auth.keysFile` and lives beside the key store. */
+export type PrincipalConfig = PrincipalEntry;
 
 export interface ServerConfig {
   host?: string;

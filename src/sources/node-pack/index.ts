@@ -8,7 +8,7 @@ import { NAME_PATTERN, formatToolId } from '../../contract/tool-id.js';
 import type { JsonObject } from '../../contract/descriptor.js';
 import { ConfigError, placeOf, readLocated, validateLocated } from '../../util/validated-yaml.js';
 import type { RawTool } from '../raw-tool.js';
-import { objectSchemaSchema, scopesSchema } from '../json-schema-shape.js';
+import { objectSchemaSchema, pathEntrySchema, scopesSchema } from '../json-schema-shape.js';
 import { StaticSource } from '../static-source.js';
 
 export interface NodePackConfig {
@@ -16,12 +16,7 @@ export interface NodePackConfig {
   path: string;
 }
 
-export const nodePackConfigSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['path'],
-  properties: { path: { type: 'string', minLength: 1 } },
-} as const;
+export const nodePackConfigSchema = pathEntrySchema;
 
 interface PackManifest {
   pack: string;

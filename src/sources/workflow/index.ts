@@ -7,7 +7,7 @@ import { extname, join, resolve } from 'node:path';
 import { formatToolId, NAME_PATTERN, parseToolId } from '../../contract/tool-id.js';
 import type { JsonObject } from '../../contract/descriptor.js';
 import { ConfigError, placeOf, readLocated, validateLocated } from '../../util/validated-yaml.js';
-import { objectSchemaSchema, scopesSchema } from '../json-schema-shape.js';
+import { objectSchemaSchema, pathEntrySchema, scopesSchema } from '../json-schema-shape.js';
 import type { RawTool } from '../raw-tool.js';
 import { StaticSource } from '../static-source.js';
 
@@ -16,12 +16,7 @@ export interface WorkflowConfig {
   path: string;
 }
 
-export const workflowConfigSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['path'],
-  properties: { path: { type: 'string', minLength: 1 } },
-} as const;
+export const workflowConfigSchema = pathEntrySchema;
 
 export interface WorkflowStep {
   tool: string;
