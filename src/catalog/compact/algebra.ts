@@ -503,7 +503,7 @@ function isFree(s: JsonObject, keys: readonly string[]): boolean {
 
 /** Only the descriptive keywords of a node (`{}` when it has none). */
 function annotationsOnly(s: Schema): Schema {
-  if (typeof s === 'boolean') return true;
+  if (typeof s === 'boolean') return {};
   const out: JsonObject = {};
   for (const k of ['title', 'description'] as const) if (has(s, k)) out[k] = s[k];
   return out;

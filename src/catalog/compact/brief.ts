@@ -34,25 +34,48 @@ function typeWord(s: unknown): string {
   return types.join(' or ');
 }
 
+function num(v: unknown): string | undefined {
+  return typeof v === 'number' ? String(v) : undefined;
+}
+
+/** Short constraint text: "length 2–10", "≥ 0", "matching /^a/". */
+function constraints(s: Record<string, unknown>): string {
+  const out: string[] = [];
+  const range = (lo: string | undefined, hi: string | undefined, unit: string): void => {
+    if (lo !== undefined && hi !== undefined) out.push(`${unit}${lo}–${hi}`);
+    else if (lo !== undefined) out.push(`${unit}≥ ${lo}`);
+    else if (hi !== undefined) out.push(`${unit}≤ ${hi}`);
+  };
+  range(num(s.minLength), num(s.maxLength), 'length ');
+  range(num(s.minItems), num(s.maxItems), 'items ');
+  if (num(s.minimum) !== undefined) out.push(`≥ ${s.minimum}`);
+  if (num(s.exclusiveMinimum) !== undefined) out.push(`> ${s.exclusiveMinimum}`);
+  if (num(s.maximum) !== undefined) out.push(`≤ ${s.maximum}`);
+  if (num(s.exclusiveMaximum) !== undefined) out.push(`< ${s.exclusiveMaximum}`);
+  if (typeof s.pattern === 'string') out.push(`matching /${clip(s.pattern, 30)}/`);
+  if (typeof s.format === 'string') out.push(clip(s.format, 20));
+  return out.join(', ');
+}
+
 /** One line, at most `max` characters. */
 export function brief(s: unknown, max = 80): string {
   if (typeof s === 'boolean') return s ? 'any' : 'nothing';
   if (!isObject(s)) return 'any';
   let core = typeWord(s);
-  if (isObject(s.properties)) {
-    const req = new Set(Array.isArray(s.required) ? s.required : []);
-    const names = Object.keys(s.properties);
-    const parts = names.slice(0, 6).map((n) => {
-      const sub = (s.properties as Record<string, unknown>)[n];
-      return `${clip(n, 24)}${req.has(n) ? '' : '?'}: ${typeWord(sub)}`;
-    });
-    if (names.length > 6) parts.push('…');
+  const props = isObject(s.properties) ? s.properties : undefined;
+  const required = Array.isArray(s.required) ? s.required.filter((n): n is string => typeof n === 'string') : [];
+  if (props || required.length > 0) {
+    const req = new Set(required);
+    const names = props ? Object.keys(props) : [];
+    const parts = names.slice(0, 6).map((n) => `${clip(n, 24)}${req.has(n) ? '' : '?'}: ${typeWord(props![n])}`);
+    for (const n of required) if (parts.length < 6 && !names.includes(n)) parts.push(clip(n, 24));
+    if (names.length + required.filter((n) => !names.includes(n)).length > 6) parts.push('…');
     core = `{${parts.join(', ')}}`;
   } else if (s.items !== undefined && !Array.isArray(s.items) && (s.type === 'array' || s.type === undefined)) {
     core = `array of ${typeWord(s.items)}`;
-  } else if (typeof s.format === 'string') {
-    core = `${core} (${clip(s.format, 20)})`;
   }
+  const c = constraints(s);
+  if (c) core = `${core}, ${c}`;
   const label = typeof s.title === 'string' && s.title.trim() ? s.title.trim() : typeof s.description === 'string' ? s.description.trim() : '';
   const text = label ? `${core} (${clip(label.replace(/\s+/g, ' '), 48)})` : core;
   return clip(text, max);

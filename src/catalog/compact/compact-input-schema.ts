@@ -78,6 +78,7 @@ class Compactor {
   /** Root of the schema resource `#` fragments resolve against. */
   private base: JsonValue;
   private ids: Map<string, JsonObject> | undefined;
+  private readonly resolved = new Map<JsonValue, Map<string, Resolved | null>>();
   private anchors: Map<JsonValue, Map<string, JsonObject>> | undefined;
 
   constructor(private readonly root: JsonValue) {
@@ -102,18 +103,24 @@ class Compactor {
   }
 
   noteAt(pointer: string, message: string): void {
-    const text = `${pointer || '/'}: ${message}`;
-    if (this.noteSet.has(text)) return;
     if (this.notes.length >= MAX_LOOSENED_NOTES) {
       this.extraNotes++;
       return;
     }
+    const text = `${pointer || '/'}: ${message}`;
+    if (this.noteSet.has(text)) return;
     this.noteSet.add(text);
     this.notes.push(text);
   }
 
   private noteHere(message: string): void {
-    this.noteAt(this.path.length ? '/' + this.path.join('/') : '', message);
+    if (this.notes.length >= MAX_LOOSENED_NOTES) {
+      this.extraNotes++;
+      return;
+    }
+    let pointer = '';
+    for (const seg of this.path) pointer += '/' + pointerSegment(seg);
+    this.noteAt(pointer, message);
   }
 
   loosenedList(): string[] {
@@ -122,7 +129,7 @@ class Compactor {
 
   private at<T>(segments: string[], fn: () => T): T {
     const n = this.path.length;
-    for (const s of segments) this.path.push(pointerSegment(s));
+    for (const s of segments) this.path.push(s);
     try {
       return fn();
     } finally {
@@ -243,11 +250,21 @@ class Compactor {
     if (d.tuple === 'itemsArray' && has(local, 'additionalItems') && !Array.isArray(local.items)) delete local.additionalItems;
     inPlace ||= ref !== undefined;
 
-    if (unevaluatedProps !== undefined) {
-      // Without in-place applicators, unevaluatedProperties acts exactly like additionalProperties.
-      if (!inPlace && !has(input, 'additionalProperties')) {
-        local.additionalProperties = this.at(['unevaluatedProperties'], () => this.compact(unevaluatedProps as JsonValue, depth + 1));
-      } else if (unevaluatedProps !== true) this.noteHere('unevaluatedProperties dropped');
+    let unevaluatedAfter: { names: Set<string>; schema: Schema } | undefined;
+    if (unevaluatedProps !== undefined && unevaluatedProps !== true) {
+      const compactUneval = (): Schema => this.at(['unevaluatedProperties'], () => this.compact(unevaluatedProps as JsonValue, depth + 1));
+      if (has(input, 'additionalProperties')) {
+        // every property is already evaluated at this level: no effect
+      } else if (!inPlace && !patternProps) {
+        // Without in-place applicators, unevaluatedProperties acts exactly like additionalProperties.
+        local.additionalProperties = compactUneval();
+      } else {
+        // With applicators: when they can only evaluate a known set of names, an instance the
+        // original accepts has no other name unless it satisfies unevaluatedProperties.
+        const names = patternProps ? undefined : this.evaluatedNames(input, 0, new Set(), true);
+        if (names) unevaluatedAfter = { names, schema: compactUneval() };
+        else this.noteHere('unevaluatedProperties dropped');
+      }
     }
     if (unevaluatedItems !== undefined) {
       if (!inPlace && d.tuple === 'prefixItems' && !has(input, 'items') && !has(input, 'contains')) {
@@ -264,18 +281,15 @@ class Compactor {
     }
     if (allOf) {
       this.shared = true;
-      for (let i = 0; i < allOf.length; i++) {
-        const part = this.at(['allOf', String(i)], () => this.compact(allOf![i], depth + 1));
-        result = this.alg.and(result, part);
-      }
+      const parts = allOf.map((b, i) => this.at(['allOf', String(i)], () => this.compact(b, depth + 1)));
+      result = this.alg.and(result, balancedFold(parts, true, (a, b) => this.alg.and(a, b)));
     }
     for (const [kw, branches] of [['anyOf', anyOf], ['oneOf', oneOf]] as const) {
       if (!branches) continue;
       this.shared = true;
       const compacted = branches.map((b, i) => this.at([kw, String(i)], () => this.compact(b, depth + 1)));
       this.alg.lossy = false;
-      let u: Schema = false;
-      for (const b of compacted) u = this.alg.or(u, b);
+      const u = balancedFold(compacted, false, (a, b) => this.alg.or(a, b));
       if (this.alg.lossy) {
         this.noteHere(`${kw} merged into one schema; alternatives listed in the description`);
         descNotes.push(alternativesNote(kw === 'oneOf' ? 'One of' : 'Any of', compacted));
@@ -285,12 +299,49 @@ class Compactor {
       result = this.alg.and(result, u);
     }
 
+    if (unevaluatedAfter) {
+      const props = result !== false && result !== true && isObject(result.properties) ? result.properties : {};
+      if (result !== false && result !== true && !has(result, 'additionalProperties') && [...unevaluatedAfter.names].every((n) => has(props, n))) {
+        result = ordered({ ...result, properties: props, additionalProperties: unevaluatedAfter.schema });
+      } else if (result !== false) this.noteHere('unevaluatedProperties dropped');
+    }
+
     if (descNotes.length > 0 && result !== false) {
       const note = descNotes.join(' ').slice(0, 2 * MAX_NOTE_LENGTH);
       const base: JsonObject = result === true ? {} : result;
       result = ordered({ ...base, description: withNote(base.description, note) });
     }
     return result;
+  }
+
+  /**
+   * The property names the in-place applicators of a node can evaluate, or
+   * undefined when that set is open (patternProperties, additionalProperties,
+   * a non-false unevaluatedProperties, dynamic references). `not` evaluates nothing.
+   */
+  private evaluatedNames(node: JsonValue, depth: number, seen: Set<object>, top = false): Set<string> | undefined {
+    const names = new Set<string>();
+    if (!isObject(node) || seen.has(node)) return names;
+    if (depth > MAX_SCHEMA_DEPTH || !this.spend()) return undefined;
+    seen.add(node);
+    if (has(node, 'patternProperties') || has(node, 'additionalProperties') || has(node, '$dynamicRef') || has(node, '$recursiveRef')) return undefined;
+    if (!top && has(node, 'unevaluatedProperties') && node.unevaluatedProperties !== false) return undefined;
+    if (isObject(node.properties)) for (const n of Object.keys(node.properties)) names.add(n);
+    const subs: JsonValue[] = [];
+    for (const kw of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(node[kw])) subs.push(...(node[kw] as JsonValue[]));
+    for (const kw of ['if', 'then', 'else']) if (has(node, kw)) subs.push(node[kw]);
+    if (isObject(node.dependentSchemas)) subs.push(...Object.values(node.dependentSchemas));
+    if (typeof node.$ref === 'string') {
+      const t = this.resolve(node.$ref);
+      if (!t) return undefined;
+      subs.push(t.node);
+    }
+    for (const sub of subs) {
+      const more = this.evaluatedNames(sub, depth + 1, seen);
+      if (!more) return undefined;
+      for (const n of more) names.add(n);
+    }
+    return names;
   }
 
   /** Copy one compact keyword into `out`, compacting subschemas. Returns 'empty' for `enum: []`. */
@@ -363,8 +414,15 @@ class Compactor {
       case 'properties': {
         if (!isObject(v)) return invalid();
         const props: JsonObject = {};
-        for (const name of Object.keys(v)) {
-          setKey(props, name, this.at(['properties', name], () => this.compact(v[name], depth + 1)));
+        const n = this.path.length;
+        this.path.push('properties');
+        try {
+          for (const name of Object.keys(v)) {
+            this.path[n + 1] = name;
+            setKey(props, name, this.compact(v[name], depth + 1));
+          }
+        } finally {
+          this.path.length = n;
         }
         out.properties = props;
         return;
@@ -524,6 +582,17 @@ class Compactor {
   }
 
   private resolve(ref: string): Resolved | undefined {
+    let cache = this.resolved.get(this.base);
+    if (!cache) this.resolved.set(this.base, (cache = new Map()));
+    let r = cache.get(ref);
+    if (r === undefined) {
+      r = this.resolveUncached(ref) ?? null;
+      cache.set(ref, r);
+    }
+    return r ?? undefined;
+  }
+
+  private resolveUncached(ref: string): Resolved | undefined {
     const hash = ref.indexOf('#');
     const uri = hash < 0 ? ref : ref.slice(0, hash);
     const frag = hash < 0 ? '' : ref.slice(hash + 1);
@@ -661,6 +730,22 @@ class Compactor {
     }
     return out;
   }
+}
+
+/**
+ * Fold a list pairwise as a balanced tree, keeping left-to-right order: with
+ * many branches the merged maps grow by halves, not one branch at a time
+ * (n log n instead of n² for wide unions).
+ */
+function balancedFold(items: Schema[], empty: Schema, op: (a: Schema, b: Schema) => Schema): Schema {
+  if (items.length === 0) return empty;
+  let level = items;
+  while (level.length > 1) {
+    const next: Schema[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? op(level[i], level[i + 1]) : level[i]);
+    level = next;
+  }
+  return level[0];
 }
 
 function hasNonObjectValue(s: JsonObject): boolean {

@@ -24,7 +24,7 @@ export const MAX_DATA_DEPTH = 32;
  * and unions. A hostile input that would exceed it (exponential `$ref`
  * fan-out, giant enums) is cut to `{}` where the budget runs out.
  */
-export const MAX_WORK = 100_000;
+export const MAX_WORK = 10_000;
 
 /** Longest note appended to a `description` for lost information. */
 export const MAX_NOTE_LENGTH = 240;

@@ -14,12 +14,19 @@ const SCHEMA_ONE = ['additionalProperties', 'propertyNames', 'contains', 'additi
 
 const TRUNCATED = '(details truncated)';
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** UTF-8 length of a string (fast path for ASCII). */
+function strBytes(s: string): number {
+  return NON_ASCII.test(s) ? Buffer.byteLength(s) : s.length;
+}
+
 /** UTF-8 size of the JSON text, approximately (string escapes not counted), memoized per object. */
 function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
   if (v === null) return 4;
   switch (typeof v) {
     case 'string':
-      return Buffer.byteLength(v) + 2;
+      return strBytes(v) + 2;
     case 'number':
       return String(v).length;
     case 'boolean':
@@ -31,7 +38,7 @@ function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
   if (Array.isArray(v)) {
     for (const x of v) n += sizeOf(x, memo) + 1;
   } else {
-    for (const k of Object.keys(v)) n += Buffer.byteLength(k) + 4 + sizeOf((v as JsonObject)[k], memo);
+    for (const k of Object.keys(v)) n += strBytes(k) + 4 + sizeOf((v as JsonObject)[k], memo);
   }
   memo.set(v as object, n);
   return n;
