@@ -38,16 +38,17 @@ function num(v: unknown): string | undefined {
   return typeof v === 'number' ? String(v) : undefined;
 }
 
+function range(out: string[], lo: string | undefined, hi: string | undefined, unit: string): void {
+  if (lo !== undefined && hi !== undefined) out.push(`${unit}${lo}–${hi}`);
+  else if (lo !== undefined) out.push(`${unit}≥ ${lo}`);
+  else if (hi !== undefined) out.push(`${unit}≤ ${hi}`);
+}
+
 /** Short constraint text: "length 2–10", "≥ 0", "matching /^a/". */
 function constraints(s: Record<string, unknown>): string {
   const out: string[] = [];
-  const range = (lo: string | undefined, hi: string | undefined, unit: string): void => {
-    if (lo !== undefined && hi !== undefined) out.push(`${unit}${lo}–${hi}`);
-    else if (lo !== undefined) out.push(`${unit}≥ ${lo}`);
-    else if (hi !== undefined) out.push(`${unit}≤ ${hi}`);
-  };
-  range(num(s.minLength), num(s.maxLength), 'length ');
-  range(num(s.minItems), num(s.maxItems), 'items ');
+  range(out, num(s.minLength), num(s.maxLength), 'length ');
+  range(out, num(s.minItems), num(s.maxItems), 'items ');
   if (num(s.minimum) !== undefined) out.push(`≥ ${s.minimum}`);
   if (num(s.exclusiveMinimum) !== undefined) out.push(`> ${s.exclusiveMinimum}`);
   if (num(s.maximum) !== undefined) out.push(`≤ ${s.maximum}`);

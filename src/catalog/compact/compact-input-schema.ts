@@ -8,7 +8,7 @@
 // as tight as the subset allows. Pure: the input is never mutated and the
 // output shares no object with it.
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
-import { Algebra, admittedKinds } from './algebra.js';
+import { Algebra, type AlgebraHost, admittedKinds } from './algebra.js';
 import { alternativesNote, boundedNote, brief, withNote } from './brief.js';
 import {
   MAX_DATA_DEPTH, MAX_LOOSENED_NOTES, MAX_NOTE_LENGTH, MAX_RECURSION_UNROLL, MAX_SCHEMA_DEPTH, MAX_WORK,
@@ -62,7 +62,7 @@ interface Resolved {
   base: JsonValue;
 }
 
-class Compactor {
+class Compactor implements AlgebraHost {
   readonly d: Dialect;
   readonly alg: Algebra;
   /** True once a merge or union may have placed one object at two places in the output. */
@@ -73,8 +73,8 @@ class Compactor {
   private readonly noteSet = new Set<string>();
   private extraNotes = 0;
   private readonly path: string[] = [];
-  /** How many times each input object is open on the current path. */
-  private readonly open = new Map<object, number>();
+  /** The input objects being compacted, outermost first (the current path, through inlined refs). */
+  private readonly open: object[] = [];
   /** Root of the schema resource `#` fragments resolve against. */
   private base: JsonValue;
   private ids: Map<string, JsonObject> | undefined;
@@ -84,10 +84,7 @@ class Compactor {
   constructor(private readonly root: JsonValue) {
     this.d = detectDialect(root);
     this.base = root;
-    this.alg = new Algebra(this.d, {
-      spend: () => this.spend(),
-      note: (m) => this.noteHere(m),
-    });
+    this.alg = new Algebra(this.d, this);
   }
 
   // ---- bookkeeping --------------------------------------------------------
@@ -113,6 +110,10 @@ class Compactor {
     this.notes.push(text);
   }
 
+  note(message: string): void {
+    this.noteHere(message);
+  }
+
   private noteHere(message: string): void {
     if (this.notes.length >= MAX_LOOSENED_NOTES) {
       this.extraNotes++;
@@ -127,11 +128,13 @@ class Compactor {
     return this.extraNotes ? [...this.notes, `… and ${this.extraNotes} more`] : [...this.notes];
   }
 
-  private at<T>(segments: string[], fn: () => T): T {
+  /** Compact a subschema one level down, with its location for notes. */
+  private sub(v: JsonValue, depth: number, seg1: string, seg2?: string): Schema {
     const n = this.path.length;
-    for (const s of segments) this.path.push(s);
+    this.path.push(seg1);
+    if (seg2 !== undefined) this.path.push(seg2);
     try {
-      return fn();
+      return this.compact(v, depth + 1);
     } finally {
       this.path.length = n;
     }
@@ -150,16 +153,15 @@ class Compactor {
       return {};
     }
     if (!this.spend()) return {};
-    const count = this.open.get(input) ?? 0;
-    this.open.set(input, count + 1);
+    const n = this.open.length;
+    this.open.push(input);
     const prevBase = this.base;
     if (depth > 0 && typeof input.$id === 'string' && !input.$id.startsWith('#')) this.base = input;
     try {
       return this.compactObject(input, depth);
     } finally {
       this.base = prevBase;
-      if (count === 0) this.open.delete(input);
-      else this.open.set(input, count);
+      this.open.length = n;
     }
   }
 
@@ -252,23 +254,22 @@ class Compactor {
 
     let unevaluatedAfter: { names: Set<string>; schema: Schema } | undefined;
     if (unevaluatedProps !== undefined && unevaluatedProps !== true) {
-      const compactUneval = (): Schema => this.at(['unevaluatedProperties'], () => this.compact(unevaluatedProps as JsonValue, depth + 1));
       if (has(input, 'additionalProperties')) {
         // every property is already evaluated at this level: no effect
       } else if (!inPlace && !patternProps) {
         // Without in-place applicators, unevaluatedProperties acts exactly like additionalProperties.
-        local.additionalProperties = compactUneval();
+        local.additionalProperties = this.sub(unevaluatedProps, depth, 'unevaluatedProperties');
       } else {
         // With applicators: when they can only evaluate a known set of names, an instance the
         // original accepts has no other name unless it satisfies unevaluatedProperties.
         const names = patternProps ? undefined : this.evaluatedNames(input, 0, new Set(), true);
-        if (names) unevaluatedAfter = { names, schema: compactUneval() };
+        if (names) unevaluatedAfter = { names, schema: this.sub(unevaluatedProps, depth, 'unevaluatedProperties') };
         else this.noteHere('unevaluatedProperties dropped');
       }
     }
     if (unevaluatedItems !== undefined) {
       if (!inPlace && d.tuple === 'prefixItems' && !has(input, 'items') && !has(input, 'contains')) {
-        local.items = this.at(['unevaluatedItems'], () => this.compact(unevaluatedItems as JsonValue, depth + 1));
+        local.items = this.sub(unevaluatedItems, depth, 'unevaluatedItems');
       } else if (unevaluatedItems !== true) this.noteHere('unevaluatedItems dropped');
     }
     if (patternProps) this.foldPatternProperties(patternProps, local, descNotes, depth);
@@ -281,13 +282,13 @@ class Compactor {
     }
     if (allOf) {
       this.shared = true;
-      const parts = allOf.map((b, i) => this.at(['allOf', String(i)], () => this.compact(b, depth + 1)));
+      const parts = allOf.map((b, i) => this.sub(b, depth, 'allOf', String(i)));
       result = this.alg.and(result, balancedFold(parts, true, (a, b) => this.alg.and(a, b)));
     }
     for (const [kw, branches] of [['anyOf', anyOf], ['oneOf', oneOf]] as const) {
       if (!branches) continue;
       this.shared = true;
-      const compacted = branches.map((b, i) => this.at([kw, String(i)], () => this.compact(b, depth + 1)));
+      const compacted = branches.map((b, i) => this.sub(b, depth, kw, String(i)));
       this.alg.lossy = false;
       const u = balancedFold(compacted, false, (a, b) => this.alg.or(a, b));
       if (this.alg.lossy) {
@@ -347,16 +348,15 @@ class Compactor {
   /** Copy one compact keyword into `out`, compacting subschemas. Returns 'empty' for `enum: []`. */
   private copyKeyword(key: string, v: JsonValue, out: JsonObject, input: JsonObject, depth: number): 'empty' | void {
     const d = this.d;
-    const invalid = (): void => this.noteHere(`invalid "${key}" dropped`);
     switch (key) {
       case 'type':
         if (typeof v === 'string' && TYPE_NAMES.has(v)) out.type = v;
-        else if (Array.isArray(v) && v.length > 0 && v.every((t) => typeof t === 'string' && TYPE_NAMES.has(t)) && new Set(v).size === v.length) {
+        else if (Array.isArray(v) && v.length > 0 && v.every((t) => typeof t === 'string' && TYPE_NAMES.has(t)) && uniqueStrings(v as string[]).length === v.length) {
           out.type = [...v];
-        } else invalid();
+        } else this.invalid(key);
         return;
       case 'enum': {
-        if (!Array.isArray(v)) return invalid();
+        if (!Array.isArray(v)) return this.invalid(key);
         if (v.length === 0) return 'empty';
         const copy = this.copyData(v, 0);
         if (copy === undefined) this.noteHere('enum too large or deep; dropped');
@@ -380,39 +380,39 @@ class Compactor {
       case 'description':
       case 'format':
         if (typeof v === 'string') out[key] = v;
-        else invalid();
+        else this.invalid(key);
         return;
       case 'pattern':
         if (typeof v === 'string' && isValidPattern(v)) out.pattern = v;
-        else invalid();
+        else this.invalid(key);
         return;
       case 'deprecated':
       case 'readOnly':
       case 'writeOnly':
       case 'uniqueItems':
         if (typeof v === 'boolean') out[key] = v;
-        else invalid();
+        else this.invalid(key);
         return;
       case 'minimum':
       case 'maximum':
         if (typeof v === 'number' && Number.isFinite(v)) out[key] = v;
-        else invalid();
+        else this.invalid(key);
         return;
       case 'exclusiveMinimum':
       case 'exclusiveMaximum':
         if ((typeof v === 'number' && Number.isFinite(v)) || (d.booleanExclusive && typeof v === 'boolean')) out[key] = v;
-        else invalid();
+        else this.invalid(key);
         return;
       case 'multipleOf':
         if (typeof v === 'number' && Number.isFinite(v) && v > 0) out.multipleOf = v;
-        else invalid();
+        else this.invalid(key);
         return;
       case 'required':
-        if (Array.isArray(v) && v.every((n) => typeof n === 'string')) out.required = [...new Set(v as string[])];
-        else invalid();
+        if (Array.isArray(v) && v.every((n) => typeof n === 'string')) out.required = uniqueStrings(v as string[]);
+        else this.invalid(key);
         return;
       case 'properties': {
-        if (!isObject(v)) return invalid();
+        if (!isObject(v)) return this.invalid(key);
         const props: JsonObject = {};
         const n = this.path.length;
         this.path.push('properties');
@@ -431,38 +431,38 @@ class Compactor {
       case 'propertyNames':
       case 'contains':
       case 'additionalItems':
-        out[key] = this.at([key], () => this.compact(v, depth + 1));
+        out[key] = this.sub(v, depth, key);
         return;
       case 'items':
         if (Array.isArray(v)) {
-          const tuple = v.map((s, i) => this.at(['items', String(i)], () => this.compact(s, depth + 1)));
+          const tuple = v.map((s, i) => this.sub(s, depth, 'items', String(i)));
           if (d.tuple === 'itemsArray') out.items = tuple;
           else {
             // 2019-09 tuple form in a 2020-12 schema: the same meaning, spelled prefixItems/items
             out.prefixItems = tuple;
             if (has(input, 'additionalItems')) {
-              out.items = this.at(['additionalItems'], () => this.compact(input.additionalItems, depth + 1));
+              out.items = this.sub(input.additionalItems, depth, 'additionalItems');
             }
           }
-        } else out.items = this.at(['items'], () => this.compact(v, depth + 1));
+        } else out.items = this.sub(v, depth, 'items');
         return;
       case 'prefixItems':
-        if (!Array.isArray(v)) return invalid();
-        out.prefixItems = v.map((s, i) => this.at(['prefixItems', String(i)], () => this.compact(s, depth + 1)));
+        if (!Array.isArray(v)) return this.invalid(key);
+        out.prefixItems = v.map((s, i) => this.sub(s, depth, 'prefixItems', String(i)));
         return;
       case 'dependentRequired':
       case 'dependencies': {
-        if (!isObject(v)) return invalid();
+        if (!isObject(v)) return this.invalid(key);
         const deps: JsonObject = {};
         let kept = 0;
         for (const k of Object.keys(v)) {
           const list = v[k];
           if (Array.isArray(list) && list.every((n) => typeof n === 'string')) {
-            setKey(deps, k, [...new Set(list as string[])]);
+            setKey(deps, k, uniqueStrings(list as string[]));
             kept++;
           } else if (key === 'dependencies') {
             this.dependentSchemasNote({ [k]: list }, null);
-          } else invalid();
+          } else this.invalid(key);
         }
         if (kept > 0 || Object.keys(v).length === 0) out[key] = deps;
         return;
@@ -470,7 +470,7 @@ class Compactor {
       default:
         if (COUNT_KEYWORDS.has(key)) {
           if (typeof v === 'number' && Number.isInteger(v) && v >= 0) out[key] = v;
-          else invalid();
+          else this.invalid(key);
         }
       // any other keyword (vendor extensions, OpenAPI's `nullable`/`example`, content*) has no
       // validation effect in JSON Schema and is dropped
@@ -503,6 +503,10 @@ class Compactor {
     if (changed) this.noteHere('OpenAPI "nullable: true" read as allowing null');
   }
 
+  private invalid(key: string): void {
+    this.noteHere(`invalid "${key}" dropped`);
+  }
+
   private dependentSchemasNote(v: JsonObject, descNotes: string[] | null): void {
     for (const k of Object.keys(v)) {
       if (v[k] === true) continue;
@@ -525,7 +529,7 @@ class Compactor {
     let add = local.additionalProperties as Schema;
     for (const p of names) {
       if (isTrivial(add)) break;
-      const s = this.at(['patternProperties', p], () => this.compact(patterns[p], depth + 1));
+      const s = this.sub(patterns[p], depth, 'patternProperties', p);
       this.shared = true;
       add = this.alg.or(add, s);
     }
@@ -567,7 +571,7 @@ class Compactor {
       else this.noteHere('external $ref not fetched; loosened to {}');
       return {};
     }
-    if (isObject(target.node) && (this.open.get(target.node) ?? 0) >= MAX_RECURSION_UNROLL) {
+    if (isObject(target.node) && this.openCount(target.node) >= MAX_RECURSION_UNROLL) {
       this.noteHere(`recursive $ref ${shown} cut after ${MAX_RECURSION_UNROLL} levels; loosened to {}`);
       descNotes.push(`(Recursive structure; deeper levels not shown.)`);
       return {};
@@ -575,10 +579,16 @@ class Compactor {
     const prevBase = this.base;
     this.base = target.base;
     try {
-      return this.at(['$ref'], () => this.compact(target.node, depth + 1));
+      return this.sub(target.node, depth, '$ref');
     } finally {
       this.base = prevBase;
     }
+  }
+
+  private openCount(node: object): number {
+    let c = 0;
+    for (const o of this.open) if (o === node) c++;
+    return c;
   }
 
   private resolve(ref: string): Resolved | undefined {
@@ -715,16 +725,17 @@ class Compactor {
     }
     if (s.type === 'object' && isObject(s.properties) && !hasNonObjectValue(s)) return s;
     const out: JsonObject = {};
-    const place = (): void => {
-      out.type = 'object';
-      if (!isObject(s.properties)) out.properties = {};
-    };
+    const needsProperties = !isObject(s.properties);
     if (!has(s, 'type')) {
       if (has(s, '$schema')) out.$schema = s.$schema;
-      place();
+      out.type = 'object';
+      if (needsProperties) out.properties = {};
     }
     for (const k of Object.keys(s)) {
-      if (k === 'type') place();
+      if (k === 'type') {
+        out.type = 'object';
+        if (needsProperties) out.properties = {};
+      }
       else if (k === 'enum' && Array.isArray(s.enum)) out.enum = s.enum.filter((v) => valueKind(v) === K_OBJ);
       else if (!(k === '$schema' && has(out, '$schema'))) out[k] = s[k];
     }
@@ -746,6 +757,16 @@ function balancedFold(items: Schema[], empty: Schema, op: (a: Schema, b: Schema)
     level = next;
   }
   return level[0];
+}
+
+/** A copy without duplicates (first occurrence kept). */
+function uniqueStrings(xs: string[]): string[] {
+  if (xs.length <= 16) {
+    const out: string[] = [];
+    for (const x of xs) if (!out.includes(x)) out.push(x);
+    return out;
+  }
+  return [...new Set(xs)];
 }
 
 function hasNonObjectValue(s: JsonObject): boolean {

@@ -21,6 +21,18 @@ function strBytes(s: string): number {
   return NON_ASCII.test(s) ? Buffer.byteLength(s) : s.length;
 }
 
+/** Set by sizeOf when it meets one object twice (the tree is a DAG). */
+let sawShared = false;
+
+/** A fresh copy of a JSON tree (shared subtrees become separate copies). */
+function cloneJson(v: JsonValue): JsonValue {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(cloneJson);
+  const out: JsonObject = {};
+  for (const k of Object.keys(v)) setKey(out, k, cloneJson(v[k]));
+  return out;
+}
+
 /** UTF-8 size of the JSON text, approximately (string escapes not counted), memoized per object. */
 function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
   if (v === null) return 4;
@@ -33,7 +45,10 @@ function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
       return v ? 4 : 5;
   }
   const known = memo.get(v as object);
-  if (known !== undefined) return known;
+  if (known !== undefined) {
+    sawShared = true;
+    return known;
+  }
   let n = 2;
   if (Array.isArray(v)) {
     for (const x of v) n += sizeOf(x, memo) + 1;
@@ -41,6 +56,26 @@ function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
     for (const k of Object.keys(v)) n += strBytes(k) + 4 + sizeOf((v as JsonObject)[k], memo);
   }
   memo.set(v as object, n);
+  return n;
+}
+
+/** sizeOf for a tree known to share no object (no memo needed). */
+function plainSize(v: JsonValue): number {
+  if (v === null) return 4;
+  switch (typeof v) {
+    case 'string':
+      return strBytes(v) + 2;
+    case 'number':
+      return String(v).length;
+    case 'boolean':
+      return v ? 4 : 5;
+  }
+  let n = 2;
+  if (Array.isArray(v)) {
+    for (const x of v) n += plainSize(x) + 1;
+  } else {
+    for (const k of Object.keys(v)) n += strBytes(k) + 4 + plainSize((v as JsonObject)[k]);
+  }
   return n;
 }
 
@@ -121,10 +156,18 @@ function fits(s: JsonObject): string | undefined {
  */
 export function enforceSizeLimit(top: JsonObject, shared: boolean, note: (message: string) => void): JsonObject {
   // Escapes can at most sextuple a string, so a small estimate needs no exact check.
-  const est = sizeOf(top, new WeakMap());
-  if (est * 6 <= MAX_COMPACT_SCHEMA_BYTES) return shared ? (JSON.parse(JSON.stringify(top)) as JsonObject) : top;
+  let est: number;
+  let dag = false;
+  if (!shared) {
+    est = plainSize(top);
+  } else {
+    sawShared = false;
+    est = sizeOf(top, new WeakMap());
+    dag = sawShared;
+  }
+  if (est * 6 <= MAX_COMPACT_SCHEMA_BYTES) return dag ? (cloneJson(top) as JsonObject) : top;
   const whole = fits(top);
-  if (whole !== undefined) return shared ? (JSON.parse(whole) as JsonObject) : top;
+  if (whole !== undefined) return dag ? (JSON.parse(whole) as JsonObject) : top;
 
   // Deepest cut level that fits, by binary search on the (monotone) pruned size.
   const height = heightOf(top, new WeakMap());

@@ -16,7 +16,15 @@ const ABBREVIATIONS = new Set([
 /** A line that starts a list, a heading or a code block ends the first paragraph. */
 const BLOCK_START = /^\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|```|>\s|\|)/;
 
+/** Whitespace other than single spaces (tested first: most descriptions need no rewrite). */
+const IRREGULAR_SPACE = /\s\s|[^\S ]/;
+
+function collapse(s: string): string {
+  return (IRREGULAR_SPACE.test(s) ? s.replace(/\s+/g, ' ') : s).trim();
+}
+
 function firstParagraph(text: string): string {
+  if (!text.includes('\n') && !text.includes('\r')) return collapse(text).replace(/^#{1,6} /, '');
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const out: string[] = [];
   for (const raw of lines) {
@@ -28,7 +36,7 @@ function firstParagraph(text: string): string {
     if (out.length > 0 && BLOCK_START.test(raw)) break;
     out.push(out.length === 0 ? line.replace(/^#{1,6}\s+/, '') : line);
   }
-  return out.join(' ').replace(/\s+/g, ' ').trim();
+  return collapse(out.join(' '));
 }
 
 function firstSentence(p: string): string {
@@ -37,12 +45,15 @@ function firstSentence(p: string): string {
     const end = m.index + m[0].length;
     if (end >= p.length) return p;
     if (m[0][0] === '.' && m[0].length === 1) {
-      const before = p.slice(0, m.index);
-      const word = (before.match(/(\S+)$/)?.[1] ?? '').replace(/^[("'[]+/, '').toLowerCase();
+      let start = m.index;
+      while (start > 0 && p[start - 1] !== ' ') start--;
+      const word = p.slice(start, m.index).replace(/^[("'[]+/, '').toLowerCase();
       if (ABBREVIATIONS.has(word) || /^[a-z](\.[a-z])+$/.test(word)) continue;
     }
     // a sentence ends only before something that can start one
-    const next = p.slice(end).trimStart()[0] ?? '';
+    let i = end;
+    while (i < p.length && p[i] === ' ') i++;
+    const next = p[i] ?? '';
     if (next !== '' && next === next.toLowerCase() && next !== next.toUpperCase()) continue;
     return p.slice(0, end);
   }
