@@ -471,6 +471,14 @@ describe('bounds', () => {
     assert.deepEqual(r.schema, { type: 'object', properties: {}, description: 'Many. (input schema too large; truncated)' });
   });
 
+  test('nesting deeper than MAX_SCHEMA_DEPTH is cut once; the result is stable', () => {
+    let deep: JsonObject = { type: 'string' };
+    for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { x: deep } };
+    const r = compact(deep);
+    assert.ok(r.loosened.some((l) => /nested deeper than/.test(l)));
+    assert.deepEqual(compactInputSchema(r.schema).loosened, [], 'a second pass loosens nothing');
+  });
+
   test('pathological inputs finish quickly, within bounds, without stack overflow', () => {
     const cases: [string, JsonValue][] = [];
     let deep: JsonObject = { type: 'string' };

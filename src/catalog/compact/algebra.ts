@@ -104,7 +104,7 @@ export class Algebra {
       const keys = new Set(vb.map(valueKey));
       const common = uniqueValues(va.filter((v) => keys.has(valueKey(v))));
       if (common.length === 0) return false;
-      if (common.length === 1 && (has(a, 'const') || has(b, 'const'))) out.const = common[0];
+      if (common.length === 1 && (has(a, 'const') || has(b, 'const')) && !d.unknown.has('const')) out.const = common[0];
       else out.enum = common;
     } else {
       const src = va ? a : vb ? b : undefined;
@@ -313,7 +313,7 @@ export class Algebra {
     const eb = this.finiteValues(xb, mb);
     if (ea && eb) {
       const vals = uniqueValues([...ea, ...eb]);
-      if (vals.length === 1) out.const = vals[0];
+      if (vals.length === 1 && !this.d.unknown.has('const')) out.const = vals[0];
       else out.enum = vals;
     } else if (xa || xb) this.lossy = true;
 

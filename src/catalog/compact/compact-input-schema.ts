@@ -149,7 +149,11 @@ class Compactor implements AlgebraHost {
       return {};
     }
     if (depth > MAX_SCHEMA_DEPTH) {
-      this.noteHere(`nested deeper than ${MAX_SCHEMA_DEPTH} levels; replaced by {}`);
+      // `{}` there is what an earlier pass left: nothing more is lost
+      for (const _ in input) {
+        this.noteHere(`nested deeper than ${MAX_SCHEMA_DEPTH} levels; replaced by {}`);
+        break;
+      }
       return {};
     }
     if (!this.spend()) return {};
