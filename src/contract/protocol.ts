@@ -10,3 +10,6 @@ export function isServedVersion(header: string | undefined): boolean {
   const m = /^\s*v?(\d+)(?:\.\d+){0,2}\s*$/i.exec(header);
   return m !== null && SERVED_MAJORS.has(Number(m[1]));
 }
+
+/** Who answers: discovery's `implementation` and the MCP server info. */
+export const IMPLEMENTATION = { name: 'toolhost', version: '0.1.0' } as const;

@@ -3,7 +3,7 @@
 // the sources this host really projects. Built once at start.
 import { SOURCES, type Source } from '../contract/descriptor.js';
 import { Body } from '../catalog/body.js';
-import { PROTOCOL_VERSION } from '../contract/protocol.js';
+import { IMPLEMENTATION, PROTOCOL_VERSION } from '../contract/protocol.js';
 
 export interface DiscoveryOptions {
   sessionLifecycle?: boolean;
@@ -13,8 +13,6 @@ export interface Discovery {
   document: Record<string, unknown>;
   body: Body;
 }
-
-export const IMPLEMENTATION = { name: 'toolhost', version: '0.1.0' };
 
 export function buildDiscovery(projected: readonly Source[], options: DiscoveryOptions = {}): Discovery {
   const toolCatalog: Record<string, unknown> = {

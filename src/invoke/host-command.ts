@@ -3,7 +3,7 @@
 // grants). Hostile argument values such as `; rm -rf /` or `$(...)` reach the
 // program as literal argv entries because no shell ever parses them.
 import { spawn } from 'node:child_process';
-import { resolveEnvRefsInRecord } from '../config/env-refs.js';
+import { resolveEnvRefsInRecord } from '../util/env-refs.js';
 import type { HostExtensionConfig } from '../sources/host-extension/index.js';
 import { CallAbort, type DispatchOutcome } from './types.js';
 import { errorResult } from './results.js';

@@ -10,8 +10,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Authenticator, Principal } from '../auth/principal.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
-import { PROTOCOL_VERSION } from '../contract/protocol.js';
-import { IMPLEMENTATION } from '../host/discovery.js';
+import { IMPLEMENTATION, PROTOCOL_VERSION } from '../contract/protocol.js';
 import { requirePrincipal } from '../http/auth-hook.js';
 import { callCatalogTool, CallRefused } from '../invoke/call.js';
 import type { ApprovalPrompt, InvokeDeps } from '../invoke/types.js';

@@ -3,7 +3,7 @@
 // defaults live in MCP_DEFAULTS and are applied by `withDefaults`.
 //
 // Strings in `args`, `env`, `url` and `headers` may hold `${VAR}` references
-// (src/config/env-refs.ts). They are resolved on every connect, never at load
+// (src/util/env-refs.ts). They are resolved on every connect, never at load
 // time, so a missing variable shows up as a failing source, not a crash.
 import { SOURCE_ID_PATTERN } from '../../contract/tool-id.js';
 

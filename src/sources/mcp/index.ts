@@ -24,7 +24,8 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { envRefNames, resolveEnvRefs, resolveEnvRefsInRecord } from '../../config/env-refs.js';
+import { IMPLEMENTATION } from '../../contract/protocol.js';
+import { envRefNames, resolveEnvRefs, resolveEnvRefsInRecord } from '../../util/env-refs.js';
 import type { RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool.js';
 import type { SourceContext } from '../source-context.js';
 import { withDefaults, type McpSourceConfig, type ResolvedMcpOptions } from './config-schema.js';
@@ -34,7 +35,7 @@ import { ToolCollector, showName } from './tool-filter.js';
 export { mcpSourceConfigSchema, MCP_DEFAULTS, withDefaults } from './config-schema.js';
 export type { McpSourceConfig, McpStdioConfig, McpHttpConfig, McpBackoffConfig, ResolvedMcpOptions } from './config-schema.js';
 
-const CLIENT_INFO = { name: 'toolhost', version: '0.1.0' };
+const CLIENT_INFO = { name: IMPLEMENTATION.name, version: IMPLEMENTATION.version };
 /** Per-read cap on individually logged skipped-entry warnings. */
 const MAX_ISSUE_LINES = 20;
 /** Per-connection cap on child stderr lines forwarded to the debug log. */
