@@ -177,7 +177,8 @@ test('a server that accepts but never answers: start() resolves by connectTimeou
     const t0 = performance.now();
     await source.start(() => {});
     const took = performance.now() - t0;
-    assert.ok(took < 750, `start took ${took} ms`); // 400 ms plus timer slack under load
+    // The configured 400 ms, not the 10 s default: generous slack so a loaded machine cannot flake it.
+    assert.ok(took < 3000, `start took ${took} ms`);
     assert.equal(source.health().state, 'failed');
     assert.match(source.health().lastError ?? '', /connect timed out after 400 ms/);
   } finally {
