@@ -1,0 +1,73 @@
+// toolhost under test, in its own process: serve() on 127.0.0.1:0 with the
+// bench config. Forked by bench/run.ts with an IPC channel:
+//   -> { type: 'ready', url, pid, tools, buildMs, startMs }
+//   <- { type: 'stats' }       -> { type: 'stats', memory, builds }
+//   <- { type: 'warm-all' }    -> compresses every per-tool body (both views, gzip and br)
+//   <- { type: 'builds' }      -> { type: 'builds', builds: [{ generation, ms, atNs }] }
+// Logs go to a file (asynchronously, as pino would write to a log shipper).
+import pino from 'pino';
+import { serve } from '../src/host/serve.js';
+
+const [configFile, logFile] = process.argv.slice(2);
+const t0 = performance.now();
+const logger = pino({ level: 'info' }, pino.destination({ dest: logFile, sync: false, minLength: 4096 }));
+const running = await serve(configFile, { host: '127.0.0.1', port: 0, logger, startDeadlineMs: 180_000 });
+const { store, metrics } = running.host;
+
+async function buildSecondsSum(): Promise<{ sum: number; count: number }> {
+  const values = (await metrics.snapshotBuildSeconds.get()).values;
+  const sum = values.find((v) => v.metricName === 'toolhost_snapshot_build_seconds_sum')?.value ?? 0;
+  const count = values.find((v) => v.metricName === 'toolhost_snapshot_build_seconds_count')?.value ?? 0;
+  return { sum, count };
+}
+
+interface Build {
+  generation: number;
+  tools: number;
+  ms: number;
+  /** process.hrtime.bigint() at the swap, as a string. */
+  atNs: string;
+}
+const builds: Build[] = [];
+let last = await buildSecondsSum();
+builds.push({ generation: store.current().generation, tools: store.current().entries.length, ms: last.sum * 1000, atNs: String(process.hrtime.bigint()) });
+store.onSwap((next) => {
+  const atNs = String(process.hrtime.bigint());
+  // The histogram is observed just before the listeners run.
+  void buildSecondsSum().then((now) => {
+    builds.push({ generation: next.generation, tools: next.entries.length, ms: (now.sum - last.sum) * 1000, atNs });
+    last = now;
+  });
+});
+
+function memory() {
+  globalThis.gc?.();
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
+}
+
+process.on('message', (msg: { type: string }) => {
+  if (msg.type === 'stats') process.send?.({ type: 'stats', memory: memory(), builds });
+  else if (msg.type === 'builds') process.send?.({ type: 'builds', builds });
+  else if (msg.type === 'warm-all') {
+    const started = performance.now();
+    for (const e of store.current().entries) {
+      for (const body of [e.standard, e.compact]) if (body.bytes.length >= 1024) body.precompress();
+    }
+    process.send?.({ type: 'warm-all', ms: performance.now() - started, memory: memory() });
+  } else if (msg.type === 'stop') {
+    void running.close().then(() => {
+      logger.flush();
+      process.exit(0);
+    });
+  }
+});
+
+process.send?.({
+  type: 'ready',
+  url: running.url,
+  pid: process.pid,
+  tools: store.current().entries.length,
+  buildMs: builds[0].ms,
+  startMs: performance.now() - t0,
+});
