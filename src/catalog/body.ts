@@ -1,34 +1,138 @@
 // A response body serialized once, with its strong ETag and its compressed
 // forms made at most once (issue 8: compress once, not per request).
+//
+// Small bodies compress synchronously on first use (cheaper than a hop to the
+// thread pool). Large ones (list bodies of big catalogs) compress on libuv's
+// thread pool, so the event loop keeps answering while a 30 MB list is
+// gzipped; requests for that encoding wait for the one compression in flight.
+// List bodies may also be lazy: their ETag is known up front (derived from the
+// entries' ETags) and their bytes are assembled on first use.
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
+import { brotliCompress, brotliCompressSync, constants as zlibConstants, gzip, gzipSync, type BrotliOptions, type ZlibOptions } from 'node:zlib';
 
 export type Encoding = 'gzip' | 'br';
 
+/** Bodies at least this large are compressed on the thread pool rather than on the event loop. */
+export const ASYNC_COMPRESS_MIN_BYTES = 256 * 1024;
+
+const GZIP_OPTIONS: ZlibOptions = { level: 6 };
+const brotliOptions = (size: number): BrotliOptions => ({
+  params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: size },
+});
+
+/** The strong ETag of some bytes: 192 bits of their SHA-256, base64url. */
+export function etagOf(bytes: Buffer | string): string {
+  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
+}
+
 export class Body {
-  readonly etag: string;
+  private make?: () => Buffer;
+  private _bytes?: Buffer;
+  private _etag?: string;
+  private _gzipTag?: string;
+  private _brTag?: string;
   private gzip?: Buffer;
   private br?: Buffer;
+  private pending?: { gzip?: Promise<Buffer>; br?: Promise<Buffer> };
 
-  constructor(readonly bytes: Buffer) {
-    this.etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
+  private readonly _size: number;
+
+  /**
+   * `bytes`, or a function making them on first use (then `etag` and `size`
+   * are required: a lazy body must not have to be built to be revalidated).
+   */
+  constructor(bytes: Buffer | (() => Buffer), etag?: string, size?: number) {
+    if (typeof bytes === 'function') {
+      if (etag === undefined || size === undefined) throw new Error('a lazy body needs its ETag and size');
+      this.make = bytes;
+      this._size = size;
+    } else {
+      this._bytes = bytes;
+      this._size = bytes.length;
+    }
+    this._etag = etag;
+  }
+
+  /** Length of the bytes, known without building them. */
+  get size(): number {
+    return this._size;
   }
 
   static json(text: string): Body {
     return new Body(Buffer.from(text, 'utf8'));
   }
 
-  /** The body in the given encoding, compressed on first use and kept. */
-  encoded(encoding: Encoding): Buffer {
-    if (encoding === 'gzip') return (this.gzip ??= gzipSync(this.bytes, { level: 6 }));
-    return (this.br ??= brotliCompressSync(this.bytes, {
-      params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: this.bytes.length },
-    }));
+  get bytes(): Buffer {
+    if (this._bytes === undefined) {
+      this._bytes = this.make!();
+      this.make = undefined;
+    }
+    return this._bytes;
   }
 
-  /** Compresses both encodings now, so no request pays for it. */
+  /** True when the bytes exist already (a lazy body that was never sent has none). */
+  get built(): boolean {
+    return this._bytes !== undefined;
+  }
+
+  get etag(): string {
+    return (this._etag ??= etagOf(this.bytes));
+  }
+
+  /** The ETag of the encoded representation (a different representation needs a different strong tag). */
+  tagFor(encoding: Encoding | undefined): string {
+    if (encoding === undefined) return this.etag;
+    if (encoding === 'gzip') return (this._gzipTag ??= `${this.etag.slice(0, -1)}-gzip"`);
+    return (this._brTag ??= `${this.etag.slice(0, -1)}-br"`);
+  }
+
+  /** The body in the given encoding if it has been compressed already. */
+  ready(encoding: Encoding): Buffer | undefined {
+    return encoding === 'gzip' ? this.gzip : this.br;
+  }
+
+  /** The body in the given encoding, compressed on first use (synchronously) and kept. */
+  encoded(encoding: Encoding): Buffer {
+    if (encoding === 'gzip') return (this.gzip ??= gzipSync(this.bytes, GZIP_OPTIONS));
+    return (this.br ??= brotliCompressSync(this.bytes, brotliOptions(this.bytes.length)));
+  }
+
+  /**
+   * The body in the given encoding: at once when it exists or is small,
+   * else a promise of the one compression running on the thread pool.
+   */
+  encodedSoon(encoding: Encoding): Buffer | Promise<Buffer> {
+    const done = this.ready(encoding);
+    if (done !== undefined) return done;
+    if (this.bytes.length < ASYNC_COMPRESS_MIN_BYTES) return this.encoded(encoding);
+    const pending = (this.pending ??= {});
+    const running = pending[encoding];
+    if (running !== undefined) return running;
+    const bytes = this.bytes;
+    const promise = new Promise<Buffer>((resolve, reject) => {
+      const done = (err: Error | null, out: Buffer) => {
+        if (err) return reject(err);
+        if (encoding === 'gzip') this.gzip = out;
+        else this.br = out;
+        resolve(out);
+      };
+      if (encoding === 'gzip') gzip(bytes, GZIP_OPTIONS, done);
+      else brotliCompress(bytes, brotliOptions(bytes.length), done);
+    }).finally(() => {
+      if (this.pending) delete this.pending[encoding];
+    });
+    pending[encoding] = promise;
+    return promise;
+  }
+
+  /** Compresses both encodings now (synchronously), so no request pays for it. */
   precompress(): void {
     this.encoded('gzip');
     this.encoded('br');
+  }
+
+  /** Both encodings, large bodies on the thread pool (both at once); resolves when both exist. */
+  async precompressSoon(): Promise<void> {
+    await Promise.all([this.encodedSoon('gzip'), this.encodedSoon('br')]);
   }
 }

@@ -2,8 +2,14 @@
 // catalog" and "The descriptor"): classification by the host's policy,
 // workflows from their steps, unique toolIds, exec only on host extensions,
 // no credential material. Pure: the same inputs give the same descriptors.
+//
+// A rebuild reuses what it can (issue "Benchmarks": a refresh must not redo
+// work for unchanged tools): given the previous build's tools, a tool whose
+// RawTool content and classification are unchanged keeps its BuiltTool
+// object, descriptor included, so the snapshot keeps its serialized and
+// compacted entry too. Classification results are cached per tool input.
 import type { Classification, ToolDescriptor } from '../contract/descriptor.js';
-import type { Policy } from '../classify/policy.js';
+import type { ClassifyResult, Policy } from '../classify/policy.js';
 import type { RawTool } from '../sources/raw-tool.js';
 import { describeTool } from './describe.js';
 import { classifyFromSteps } from './workflow-classification.js';
@@ -26,6 +32,74 @@ export interface BuildOptions {
    * (true) or a tool that may still appear, e.g. on an MCP server that is down (false).
    */
   isMissingStepFatal?: (toolId: string) => boolean;
+  /** The previous build's tools by toolId: unchanged ones are reused as they are. */
+  previous?: ReadonlyMap<string, BuiltTool>;
+  /** Classification results kept across builds (the policy must not change in between). */
+  classifyCache?: ClassifyCache;
+}
+
+/** Policy results per (source, toolId, derived classification), kept from one build to the next. */
+export class ClassifyCache {
+  private current = new Map<string, ClassifyResult>();
+  private next = new Map<string, ClassifyResult>();
+
+  classify(policy: Policy, toolId: string, source: RawTool['source'], derived: Partial<Classification> | undefined): ClassifyResult {
+    const key = derived === undefined ? `${source}\u0000${toolId}` : `${source}\u0000${toolId}\u0000${JSON.stringify(derived)}`;
+    let r = this.next.get(key) ?? this.current.get(key);
+    if (r === undefined) r = policy.classify({ toolId, source, derived });
+    this.next.set(key, r);
+    return r;
+  }
+
+  /** Ends a build: only what this build asked for is kept for the next one. */
+  endBuild(): void {
+    this.current = this.next;
+    this.next = new Map();
+  }
+}
+
+/** What a reused BuiltTool needs besides itself: the policy's scopes and what redaction removed. */
+interface BuiltMeta {
+  scopes: readonly string[];
+  redacted: readonly string[];
+}
+const builtMeta = new WeakMap<BuiltTool, BuiltMeta>();
+
+/** Deep equality of JSON data, key order included (it decides the bytes served). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i];
+    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+function sameClassification(a: Classification, b: Classification): boolean {
+  return (
+    a.safetyTier === b.safetyTier &&
+    a.replayPolicy === b.replayPolicy &&
+    a.egress === b.egress &&
+    a.approval === b.approval &&
+    a.costHint === b.costHint &&
+    a.latencyHint === b.latencyHint
+  );
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export interface BuildResult {
@@ -53,16 +127,30 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
   }
 
   const built = new Map<string, BuiltTool>();
+  const { previous, classifyCache } = options;
   const add = (raw: RawTool, derived?: Classification): void => {
-    const { classification, scopes, tierRule } = policy.classify({ toolId: raw.toolId, source: raw.source, derived: derived ?? raw.derived });
+    const input = derived ?? raw.derived;
+    const result = classifyCache ? classifyCache.classify(policy, raw.toolId, raw.source, input) : policy.classify({ toolId: raw.toolId, source: raw.source, derived: input });
+    const { scopes, tierRule } = result;
+    // A cached result is shared: never change it in place.
+    let classification = result.classification;
     if (classification.safetyTier === 'exec' && raw.source !== 'host-extension') {
       const by = tierRule === undefined ? 'its classification' : `policy rule #${tierRule + 1}`;
       problems.push({ fatal: true, message: `${raw.toolId} (${raw.origin}): ${by} sets safetyTier exec, which only host-extension tools may have; treated as write` });
-      classification.safetyTier = 'write';
+      classification = { ...classification, safetyTier: 'write' };
+    }
+    const prior = previous?.get(raw.toolId);
+    const priorMeta = prior && builtMeta.get(prior);
+    if (prior && priorMeta && sameClassification(prior.classification, classification) && sameStrings(priorMeta.scopes, scopes) && sameJson(prior.raw, raw)) {
+      if (priorMeta.redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${priorMeta.redacted.join(', ')}`);
+      built.set(raw.toolId, prior);
+      return;
     }
     const { descriptor, redacted } = describeTool(raw, classification, scopes);
     if (redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${redacted.join(', ')}`);
-    built.set(raw.toolId, { descriptor, raw, classification });
+    const tool: BuiltTool = { descriptor, raw, classification };
+    builtMeta.set(tool, { scopes, redacted });
+    built.set(raw.toolId, tool);
   };
 
   const workflows: RawTool[] = [];
@@ -110,6 +198,7 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
   };
   for (const wf of workflows) resolve(wf, []);
 
+  classifyCache?.endBuild();
   const tools = [...built.values()].sort((a, b) => byteOrder(a.descriptor.toolId, b.descriptor.toolId));
   return { tools, problems, warnings };
 }

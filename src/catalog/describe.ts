@@ -4,7 +4,7 @@
 import { deriveAnnotations } from '../contract/annotations.js';
 import type { Classification, JsonObject, ToolDescriptor } from '../contract/descriptor.js';
 import type { RawTool } from '../sources/raw-tool.js';
-import { redactCredentials } from './redact.js';
+import { isSecretKey, looksLikeSecret, redactCredentials } from './redact.js';
 
 export interface DescribeResult {
   descriptor: ToolDescriptor;
@@ -12,10 +12,46 @@ export interface DescribeResult {
   redacted: string[];
 }
 
+const keyVerdicts = new Map<string, boolean>();
+
+function secretKey(key: string): boolean {
+  let v = keyVerdicts.get(key);
+  if (v === undefined) {
+    v = isSecretKey(key);
+    if (keyVerdicts.size >= 10_000) keyVerdicts.clear();
+    keyVerdicts.set(key, v);
+  }
+  return v;
+}
+
+/**
+ * False only when redactCredentials would find nothing in the value whose
+ * serialization is `json`, decided on the text in one pass instead of per
+ * string. Sound because, in JSON text without a backslash, every string
+ * (key or value) appears verbatim between quotes that hold no other quote:
+ * - a credential-shaped run inside a string is the same run in the text, and
+ *   the patterns' `\b` sees a quote (a non-word character) where the string
+ *   begins or ends, as it sees the string's start or end;
+ * - a secret-named key holding a string value is exactly `"key":"` in the
+ *   text, and every `":"` is looked at.
+ * Text with escapes (a `\n` in a description) goes the slow, exact way.
+ * A false "may hold" only costs the slow path.
+ */
+export function mayHoldCredential(json: string): boolean {
+  if (json.includes('\\')) return true;
+  if (looksLikeSecret(json)) return true;
+  for (let p = json.indexOf('":"'); p >= 0; p = json.indexOf('":"', p + 1)) {
+    if (secretKey(json.slice(json.lastIndexOf('"', p - 1) + 1, p))) return true;
+  }
+  return false;
+}
+
 export function describeTool(raw: RawTool, classification: Classification, scopes: readonly string[]): DescribeResult {
   const d: ToolDescriptor = { toolId: raw.toolId, source: raw.source, safetyTier: classification.safetyTier };
   const redacted: string[] = [];
   const clean = <T extends string | JsonObject>(field: string, value: T): T => {
+    // Schemas are large and almost always clean: check their text once first.
+    if (typeof value !== 'string' && !mayHoldCredential(JSON.stringify(value))) return value;
     const r = redactCredentials(value);
     for (const p of r.redacted) redacted.push(`/${field}${p}`);
     return r.value;

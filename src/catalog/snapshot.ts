@@ -1,8 +1,14 @@
 // The immutable catalog snapshot (issue 2 item 9): built once per change,
 // every descriptor serialized once, each caller view's list serialized once
 // and kept, so a request only looks things up in memory.
+//
+// List bodies are the entries' bytes joined (no re-serialization), made on
+// first use; their strong ETag is derived from the entries' ETags, so a view
+// can be revalidated or compared (the MCP front door does, on every swap)
+// without building its bytes.
+import { createHash } from 'node:crypto';
 import type { CompactToolDescriptor } from '../contract/descriptor.js';
-import { Body } from './body.js';
+import { Body, type Encoding } from './body.js';
 import type { BuiltTool } from './build.js';
 import { compactDescriptor } from './compact-descriptor.js';
 import { assignMcpNames, type McpNameMap } from './mcp-names.js';
@@ -13,9 +19,43 @@ export interface ToolEntry {
   readonly standard: Body;
   readonly compactDescriptor: CompactToolDescriptor;
   readonly compact: Body;
-  /** Serialized descriptors, reused to assemble list bodies without re-serializing. */
-  readonly standardJson: string;
-  readonly compactJson: string;
+}
+
+type Kind = 'standard' | 'compact';
+
+const FRAME: Record<Kind, { open: Buffer; close: Buffer }> = {
+  standard: { open: Buffer.from('['), close: Buffer.from(']') },
+  compact: { open: Buffer.from('{"tools":['), close: Buffer.from(']}') },
+};
+const COMMA = Buffer.from(',');
+
+/** `[e1,e2,...]` or `{"tools":[e1,e2,...]}` from the entries' bytes. */
+function joinEntries(entries: readonly ToolEntry[], kind: Kind, length: number): Buffer {
+  const { open, close } = FRAME[kind];
+  const parts: Buffer[] = [open];
+  for (let i = 0; i < entries.length; i++) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(entries[i][kind].bytes);
+  }
+  parts.push(close);
+  return Buffer.concat(parts, length);
+}
+
+/**
+ * A list body: its ETag hashes the kind and every entry's ETag in order (the
+ * bytes are a function of exactly those), its bytes are joined on first use.
+ */
+function listBody(entries: readonly ToolEntry[], kind: Kind): Body {
+  const tags = new Array<string>(entries.length);
+  const { open, close } = FRAME[kind];
+  let size = open.length + close.length + Math.max(0, entries.length - 1);
+  for (let i = 0; i < entries.length; i++) {
+    const body = entries[i][kind];
+    tags[i] = body.etag;
+    size += body.size;
+  }
+  const etag = `"${createHash('sha256').update(`list:${kind}:${entries.length}:`).update(tags.join('')).digest('base64url').slice(0, 32)}"`;
+  return new Body(() => joinEntries(entries, kind, size), etag, size);
 }
 
 /** What one visibility set (tenant plus relevant scopes) sees. */
@@ -28,11 +68,19 @@ export class CallerView {
   ) {}
   /** GET /tools: a bare array. */
   get standard(): Body {
-    return (this.standardList ??= Body.json(`[${this.entries.map((e) => e.standardJson).join(',')}]`));
+    return (this.standardList ??= listBody(this.entries, 'standard'));
   }
   /** GET /tools?view=compact: `{ "tools": [...] }`. */
   get compact(): Body {
-    return (this.compactList ??= Body.json(`{"tools":[${this.entries.map((e) => e.compactJson).join(',')}]}`));
+    return (this.compactList ??= listBody(this.entries, 'compact'));
+  }
+  /** The list bodies made so far, with the encodings made for each (what a successor snapshot should prepare). */
+  used(): { kind: Kind; encodings: Encoding[] }[] {
+    const out: { kind: Kind; encodings: Encoding[] }[] = [];
+    for (const [kind, body] of [['standard', this.standardList], ['compact', this.compactList]] as const) {
+      if (body?.built) out.push({ kind, encodings: (['gzip', 'br'] as const).filter((e) => body.ready(e) !== undefined) });
+    }
+    return out;
   }
 }
 
@@ -44,7 +92,9 @@ export class CatalogSnapshot {
   /** Every scope some tool requires: scopes outside it cannot change a view. */
   private readonly relevantScopes: ReadonlySet<string>;
   private readonly builtById: ReadonlyMap<string, BuiltTool>;
-  private readonly views = new Map<string, CallerView>();
+  private readonly views = new Map<string, { view: CallerView; tenant: string; scopes: readonly string[] }>();
+  /** The view of a caller object already asked about (principals are long-lived objects): no key to build per request. */
+  private readonly callerViews = new WeakMap<Caller, CallerView>();
   private names?: McpNameMap;
 
   constructor(
@@ -54,10 +104,25 @@ export class CatalogSnapshot {
     /** Per-tool entries from the previous snapshot, reused when the descriptor is the same object. */
     reuse?: ReadonlyMap<BuiltTool['descriptor'], ToolEntry>,
   ) {
-    this.entries = tools.map((tool) => reuse?.get(tool.descriptor) ?? makeEntry(tool));
-    this.byId = new Map(this.entries.map((e) => [e.tool.descriptor.toolId, e]));
-    this.builtById = new Map(tools.map((t) => [t.descriptor.toolId, t]));
-    this.relevantScopes = new Set(tools.flatMap((t) => t.descriptor.auth?.scopes ?? []));
+    const entries = new Array<ToolEntry>(tools.length);
+    const byId = new Map<string, ToolEntry>();
+    const builtById = new Map<string, BuiltTool>();
+    const relevantScopes = new Set<string>();
+    for (let i = 0; i < tools.length; i++) {
+      const tool = tools[i];
+      const d = tool.descriptor;
+      const prior = reuse?.get(d);
+      const entry = prior !== undefined && prior.tool === tool ? prior : prior !== undefined ? { ...prior, tool } : makeEntry(tool);
+      entries[i] = entry;
+      byId.set(d.toolId, entry);
+      builtById.set(d.toolId, tool);
+      const scopes = d.auth?.scopes;
+      if (scopes) for (const s of scopes) relevantScopes.add(s);
+    }
+    this.entries = entries;
+    this.byId = byId;
+    this.builtById = builtById;
+    this.relevantScopes = relevantScopes;
   }
 
   /** MCP-safe names for the whole catalog, computed once per snapshot on first use. */
@@ -67,16 +132,23 @@ export class CatalogSnapshot {
 
   /** The view for a caller; an unknown tenant sees nothing. */
   viewFor(caller: Caller): CallerView {
+    const known = this.callerViews.get(caller);
+    if (known !== undefined) return known;
     const scopes = [...caller.scopes].filter((s) => this.relevantScopes.has(s)).sort();
-    const key = `${caller.tenant}\n${scopes.join('\n')}`;
-    let view = this.views.get(key);
-    if (!view) {
-      const tenant = this.tenants.get(caller.tenant);
-      const ids = tenant ? visibleToolIds(this.tools, this.builtById, tenant, new Set(scopes)) : new Set<string>();
-      view = new CallerView(ids, this.entries.filter((e) => ids.has(e.tool.descriptor.toolId)));
-      if (this.views.size >= MAX_MEMOIZED_VIEWS) this.views.delete(this.views.keys().next().value as string);
-      this.views.set(key, view);
-    }
+    const view = this.viewOf(caller.tenant, scopes);
+    this.callerViews.set(caller, view);
+    return view;
+  }
+
+  private viewOf(tenantId: string, scopes: readonly string[]): CallerView {
+    const key = `${tenantId}\n${scopes.join('\n')}`;
+    const known = this.views.get(key);
+    if (known) return known.view;
+    const tenant = this.tenants.get(tenantId);
+    const ids = tenant ? visibleToolIds(this.tools, this.builtById, tenant, new Set(scopes)) : new Set<string>();
+    const view = new CallerView(ids, this.entries.filter((e) => ids.has(e.tool.descriptor.toolId)));
+    if (this.views.size >= MAX_MEMOIZED_VIEWS) this.views.delete(this.views.keys().next().value as string);
+    this.views.set(key, { view, tenant: tenantId, scopes });
     return view;
   }
 
@@ -90,18 +162,37 @@ export class CatalogSnapshot {
   reusable(): Map<BuiltTool['descriptor'], ToolEntry> {
     return new Map(this.entries.map((e) => [e.tool.descriptor, e]));
   }
+
+  /**
+   * Prepares in this snapshot the list bodies (and their encodings) that
+   * were used in `previous`, so callers that keep asking are answered from
+   * ready bytes after a swap. Large compressions run on the thread pool;
+   * resolves when all are done. Never rejects.
+   */
+  async prepareLike(previous: CatalogSnapshot): Promise<void> {
+    const work: Promise<unknown>[] = [];
+    for (const old of [...previous.views.values()]) {
+      const used = old.view.used();
+      if (used.length === 0) continue;
+      const view = this.viewOf(old.tenant, old.scopes);
+      for (const { kind, encodings } of used) {
+        const body = view[kind];
+        void body.bytes;
+        for (const e of encodings) work.push(Promise.resolve(body.encodedSoon(e)));
+      }
+      // Give requests a turn between views.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.allSettled(work);
+  }
 }
 
 export function makeEntry(tool: BuiltTool): ToolEntry {
-  const standardJson = JSON.stringify(tool.descriptor);
   const compact = compactDescriptor(tool.descriptor);
-  const compactJson = JSON.stringify(compact);
   return {
     tool,
-    standard: Body.json(standardJson),
+    standard: Body.json(JSON.stringify(tool.descriptor)),
     compactDescriptor: compact,
-    compact: Body.json(compactJson),
-    standardJson,
-    compactJson,
+    compact: Body.json(JSON.stringify(compact)),
   };
 }

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Policy } from '../classify/policy.js';
 import type { HostMetrics } from '../observability/metrics.js';
 import type { ToolSource } from '../sources/raw-tool.js';
-import { type BuildOptions, type BuildProblem, buildCatalog } from './build.js';
+import { type BuildOptions, type BuildProblem, type BuiltTool, buildCatalog, ClassifyCache } from './build.js';
 import { CatalogSnapshot } from './snapshot.js';
 import type { TenantPolicy } from './visibility.js';
 
@@ -32,6 +32,9 @@ export class CatalogStore {
   private generation = 0;
   private pending = false;
   private readonly listeners = new Set<SwapListener>();
+  /** The current snapshot's tools by toolId: what the next build may reuse. */
+  private builtById = new Map<string, BuiltTool>();
+  private readonly classifyCache = new ClassifyCache();
 
   constructor(private readonly options: CatalogStoreOptions) {
     this.snapshot = new CatalogSnapshot([], options.tenants, 0);
@@ -70,20 +73,24 @@ export class CatalogStore {
     const { sources, policy, tenants, logger, metrics } = this.options;
     const started = process.hrtime.bigint();
     const raw = sources.flatMap((s) => s.tools());
-    const result = buildCatalog(raw, policy, this.options.build);
+    // Unchanged tools keep their BuiltTool (and with it their serialized, compacted entry).
+    const result = buildCatalog(raw, policy, { ...this.options.build, previous: this.builtById, classifyCache: this.classifyCache });
     const fatal = result.problems.filter((p) => p.fatal);
     if (strict && fatal.length > 0) throw new CatalogBuildError(fatal);
     for (const p of result.problems) logger.warn({ problem: p.message }, 'catalog problem on refresh');
     for (const w of result.warnings) logger.warn({ warning: w }, 'catalog warning');
     const previous = this.snapshot;
-    const next = new CatalogSnapshot(result.tools, tenants, ++this.generation);
+    const next = new CatalogSnapshot(result.tools, tenants, ++this.generation, previous.reusable());
     this.snapshot = next;
+    this.builtById = new Map(result.tools.map((t) => [t.descriptor.toolId, t]));
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     metrics.snapshotBuilds.inc();
     metrics.snapshotBuildSeconds.observe(seconds);
     metrics.catalogTools.set(next.entries.length);
     logger.info({ generation: next.generation, tools: next.entries.length, ms: Math.round(seconds * 1000) }, 'catalog snapshot built');
     for (const l of this.listeners) l(next, previous);
+    // The list bodies callers were reading, ready again before they ask (compression off the event loop).
+    if (previous.entries.length > 0) setImmediate(() => void next.prepareLike(previous));
     return next;
   }
 }

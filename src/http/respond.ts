@@ -7,10 +7,27 @@ import { ContractError, ERROR_STATUS, errorBody, type ErrorCode } from '../contr
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** Serialized error bodies without details (the 401s and 404s of every refused request), by code and message. */
+const errorTexts = new Map<string, string>();
+const MAX_ERROR_TEXTS = 256;
+
+function errorText(code: ErrorCode, message: string, details: Record<string, unknown> | undefined): string {
+  if (details !== undefined) return JSON.stringify(errorBody(code, message, details));
+  const key = `${code}\n${message}`;
+  let text = errorTexts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(errorBody(code, message));
+    // Messages may carry request data (a version header): keep the cache bounded.
+    if (errorTexts.size >= MAX_ERROR_TEXTS) errorTexts.clear();
+    errorTexts.set(key, text);
+  }
+  return text;
+}
+
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, details?: Record<string, unknown>, headers: Record<string, string> = {}): FastifyReply {
   reply.code(ERROR_STATUS[code]).header('content-type', JSON_TYPE).header('cache-control', 'no-store');
-  for (const [k, v] of Object.entries(headers)) reply.header(k, v);
-  return reply.send(JSON.stringify(errorBody(code, message, details)));
+  for (const k in headers) reply.header(k, headers[k]);
+  return reply.send(errorText(code, message, details));
 }
 
 export function sendContractError(reply: FastifyReply, err: ContractError): FastifyReply {
@@ -20,9 +37,7 @@ export function sendContractError(reply: FastifyReply, err: ContractError): Fast
 /** Bodies at least this large are sent compressed when the client accepts it. */
 const COMPRESS_MIN_BYTES = 1024;
 
-function acceptedEncoding(header: string | string[] | undefined): Encoding | undefined {
-  if (header === undefined) return undefined;
-  const text = Array.isArray(header) ? header.join(',') : header;
+function parseAcceptEncoding(text: string): Encoding | undefined {
   let gzip = false;
   for (const part of text.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');
@@ -34,29 +49,51 @@ function acceptedEncoding(header: string | string[] | undefined): Encoding | und
   return gzip ? 'gzip' : undefined;
 }
 
-function variantTag(etag: string, encoding: Encoding | undefined): string {
-  return encoding === undefined ? etag : `${etag.slice(0, -1)}-${encoding}"`;
+/** Clients send a handful of distinct Accept-Encoding values: parse each once. */
+const acceptedByHeader = new Map<string, Encoding | null>();
+const MAX_ACCEPT_VALUES = 128;
+
+function acceptedEncoding(header: string | string[] | undefined): Encoding | undefined {
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header.join(',') : header;
+  const known = acceptedByHeader.get(text);
+  if (known !== undefined) return known ?? undefined;
+  const parsed = parseAcceptEncoding(text);
+  if (acceptedByHeader.size >= MAX_ACCEPT_VALUES) acceptedByHeader.clear();
+  acceptedByHeader.set(text, parsed ?? null);
+  return parsed;
 }
 
 /** True when If-None-Match names any representation of this body. */
-function notModified(ifNoneMatch: string | undefined, body: Body): boolean {
-  if (ifNoneMatch === undefined) return false;
+function notModified(ifNoneMatch: string, body: Body): boolean {
+  const etag = body.etag;
+  // The common case: the client sends back exactly the tag it was given.
+  if (ifNoneMatch === etag || ifNoneMatch === body.tagFor('gzip') || ifNoneMatch === body.tagFor('br')) return true;
   if (ifNoneMatch.trim() === '*') return true;
-  const base = body.etag.slice(0, -1);
+  const base = etag.slice(0, -1);
   for (let tag of ifNoneMatch.split(',')) {
     tag = tag.trim();
     if (tag.startsWith('W/')) tag = tag.slice(2);
-    if (tag === body.etag || tag === `${base}-gzip"` || tag === `${base}-br"`) return true;
+    if (tag === etag || tag === `${base}-gzip"` || tag === `${base}-br"`) return true;
   }
   return false;
 }
 
-/** Sends a pre-built JSON body: 304 on a matching If-None-Match, else the best accepted encoding. */
-export function sendBody(request: FastifyRequest, reply: FastifyReply, body: Body, cacheControl = 'private, no-cache'): FastifyReply {
-  const encoding = body.bytes.length >= COMPRESS_MIN_BYTES ? acceptedEncoding(request.headers['accept-encoding']) : undefined;
-  reply.header('etag', variantTag(body.etag, encoding)).header('cache-control', cacheControl).header('vary', 'Accept-Encoding, Authorization');
-  if (notModified(request.headers['if-none-match'], body)) return reply.code(304).send();
+/**
+ * Sends a pre-built JSON body: 304 on a matching If-None-Match, else the best
+ * accepted encoding. A revalidation never builds a lazy body's bytes. A large
+ * body whose encoding is still being compressed (off the event loop) is sent
+ * when that finishes: the result is then a promise.
+ */
+export function sendBody(request: FastifyRequest, reply: FastifyReply, body: Body, cacheControl = 'private, no-cache'): FastifyReply | Promise<FastifyReply> {
+  const headers = request.headers;
+  const encoding = body.size >= COMPRESS_MIN_BYTES ? acceptedEncoding(headers['accept-encoding']) : undefined;
+  reply.header('etag', body.tagFor(encoding)).header('cache-control', cacheControl).header('vary', 'Accept-Encoding, Authorization');
+  const ifNoneMatch = headers['if-none-match'];
+  if (ifNoneMatch !== undefined && notModified(ifNoneMatch, body)) return reply.code(304).send();
   reply.header('content-type', JSON_TYPE);
   if (encoding === undefined) return reply.send(body.bytes);
-  return reply.header('content-encoding', encoding).send(body.encoded(encoding));
+  reply.header('content-encoding', encoding);
+  const encoded = body.encodedSoon(encoding);
+  return encoded instanceof Promise ? encoded.then((bytes) => reply.send(bytes)) : reply.send(encoded);
 }

@@ -1,15 +1,22 @@
 // GET /tools and GET /tools/{toolId}, standard and compact (seed "The
 // catalog", "Views and sessions"). Answers come from the current snapshot:
 // a lookup and pre-serialized bytes. Unknown and invisible ids share one 404.
+//
+// The handlers are synchronous when the credential can be checked
+// synchronously (API keys, a remembered JWT): no promise, no extra turn of
+// the event loop on the request path (issue "Benchmarks").
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/principal.js';
+import type { Body } from '../catalog/body.js';
 import { ContractError } from '../contract/errors.js';
 import type { HttpDeps } from './app.js';
 import { principalOf } from './auth-hook.js';
-import { sendBody, sendError } from './respond.js';
+import { sendBody, sendContractError, sendError } from './respond.js';
 
 const READ_METHODS = 'GET, HEAD';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 const NOT_FOUND_MESSAGE = 'no tool with that id is available';
+const PREFIX_LENGTH = '/tools/'.length;
 
 /** Only exactly `view=compact` selects the compact view; anything else is the standard view. */
 function wantsCompact(request: FastifyRequest): boolean {
@@ -18,7 +25,9 @@ function wantsCompact(request: FastifyRequest): boolean {
 
 /** The toolId from the raw path, percent-decoded once (ids may hold `:` `/` `.`). */
 function toolIdFromUrl(url: string): string {
-  const path = url.slice('/tools/'.length).split('?', 1)[0];
+  const q = url.indexOf('?', PREFIX_LENGTH);
+  const path = q < 0 ? url.slice(PREFIX_LENGTH) : url.slice(PREFIX_LENGTH, q);
+  if (!path.includes('%')) return path;
   try {
     return decodeURIComponent(path);
   } catch {
@@ -30,24 +39,48 @@ function methodNotAllowed(_request: FastifyRequest, reply: FastifyReply): Fastif
   return sendError(reply, 'method_not_allowed', 'the catalog is read-only', undefined, { allow: READ_METHODS });
 }
 
-export function registerToolRoutes(app: FastifyInstance, deps: HttpDeps): void {
-  app.get('/tools', async (request, reply) => {
-    // No await when the credential was checked synchronously (API keys, a remembered JWT).
-    const resolved = principalOf(request, deps.authenticator);
-    const principal = resolved instanceof Promise ? await resolved : resolved;
-    const view = deps.store.current().viewFor(principal);
-    return sendBody(request, reply, wantsCompact(request) ? view.compact : view.standard);
-  });
+/**
+ * Runs `answer` with the caller: at once when the credential was checked
+ * synchronously, after the check otherwise. A refused credential (a
+ * ContractError: 401, 429, 503) is answered here, as the app's error handler
+ * would answer it, without a detour through fastify's error path.
+ */
+function withPrincipal(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: HttpDeps,
+  answer: (principal: Principal) => FastifyReply | Promise<FastifyReply>,
+): undefined | Promise<FastifyReply> {
+  let resolved: Principal | Promise<Principal>;
+  try {
+    resolved = principalOf(request, deps.authenticator);
+  } catch (err) {
+    if (!(err instanceof ContractError)) throw err;
+    sendContractError(reply, err);
+    return undefined;
+  }
+  if (resolved instanceof Promise) return resolved.then(answer);
+  const sent = answer(resolved);
+  // A body still being compressed: fastify waits for the promise.
+  return sent instanceof Promise ? sent : undefined;
+}
 
-  app.get('/tools/*', async (request, reply) => {
-    // No await when the credential was checked synchronously (API keys, a remembered JWT).
-    const resolved = principalOf(request, deps.authenticator);
-    const principal = resolved instanceof Promise ? await resolved : resolved;
-    const toolId = toolIdFromUrl(request.url);
-    const entry = deps.store.current().lookup(principal, toolId);
-    if (!entry) return sendError(reply, 'not_found', NOT_FOUND_MESSAGE);
-    return sendBody(request, reply, wantsCompact(request) ? entry.compact : entry.standard);
-  });
+export function registerToolRoutes(app: FastifyInstance, deps: HttpDeps): void {
+  app.get('/tools', (request, reply) =>
+    withPrincipal(request, reply, deps, (principal) => {
+      const view = deps.store.current().viewFor(principal);
+      return sendBody(request, reply, wantsCompact(request) ? view.compact : view.standard);
+    }),
+  );
+
+  app.get('/tools/*', (request, reply) =>
+    withPrincipal(request, reply, deps, (principal) => {
+      const entry = deps.store.current().lookup(principal, toolIdFromUrl(request.url));
+      if (!entry) return sendError(reply, 'not_found', NOT_FOUND_MESSAGE);
+      const body: Body = wantsCompact(request) ? entry.compact : entry.standard;
+      return sendBody(request, reply, body);
+    }),
+  );
 
   app.route({ method: [...OTHER_METHODS], url: '/tools', handler: methodNotAllowed });
   app.route({ method: [...OTHER_METHODS], url: '/tools/*', handler: methodNotAllowed });
