@@ -4,7 +4,7 @@
 //   npx tsx bench/run.ts --quick    smoke run (1,000 tools, short loads, no docs), for CI
 //   options: --tools N  --reps N  --duration S  --build-reps N  --list-changed N
 //            --only SUBSTRING (scenarios)  --no-sweep  --no-audit  --no-docs
-//   BENCH_PROFILE=DIR writes a CPU profile of each toolhost process to DIR.
+//   BENCH_PROFILE=DIR writes a CPU profile of toolhost per scenario (its measured runs only) to DIR.
 //
 // Processes (each in its own process, loopback only):
 //   bench/upstream.ts        MCP server over stdio with N generated tools (spawned by toolhost)
@@ -117,9 +117,7 @@ async function startToolhost(audit: boolean): Promise<Toolhost> {
   });
   const file = join(dir, 'toolhost.yaml');
   writeFileSync(file, stringify(config));
-  // BENCH_PROFILE=DIR: a CPU profile of each toolhost process, written to DIR when it stops.
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = new Child(audit ? 'toolhost(audit)' : 'toolhost', join(HERE, 'toolhost-child.ts'), [file, join(dir, 'toolhost.log')], ['--expose-gc', ...profile]);
+  const child = new Child(audit ? 'toolhost(audit)' : 'toolhost', join(HERE, 'toolhost-child.ts'), [file, join(dir, 'toolhost.log')], ['--expose-gc']);
   const ready = await child.next<{ type: 'ready'; url: string; tools: number; buildMs: number; startMs: number }>('ready');
   if (ready.tools !== O.tools) throw new Error(`toolhost serves ${ready.tools} tools, expected ${O.tools}`);
   return { child, url: ready.url, controlFile, ready };
@@ -399,9 +397,11 @@ async function main(): Promise<void> {
   const host = await startToolhost(false);
   log(`toolhost up in ${fmt(Date.now() - t0)} ms (first build ${fmt(host.ready.buildMs)} ms) at ${host.url}`);
   const { list, routes } = await scenarios(host);
-  const stats0 = await host.child.ask<{ type: 'stats'; memory: { rss: number; heapUsed: number } }>({ type: 'stats' });
-  const warmAll = await host.child.ask<{ type: 'warm-all'; ms: number; memory: { rss: number; heapUsed: number } }>({ type: 'warm-all' }, 'warm-all');
-  log(`RSS after the lists: ${mb(stats0.memory.rss)}; after every per-tool body compressed too: ${mb(warmAll.memory.rss)}`);
+  type Memory = { rss: number; heapUsed: number; external: number; arrayBuffers: number };
+  const memText = (m: Memory) => `RSS ${mb(m.rss)} (JS heap ${mb(m.heapUsed)}, buffers ${mb(m.arrayBuffers)})`;
+  const stats0 = await host.child.ask<{ type: 'stats'; memory: Memory }>({ type: 'stats' });
+  const warmAll = await host.child.ask<{ type: 'warm-all'; ms: number; memory: Memory }>({ type: 'warm-all' }, 'warm-all');
+  log(`after the lists: ${memText(stats0.memory)}; after every per-tool body compressed too: ${memText(warmAll.memory)}`);
   const routesFile = writeBaselineRoutes(routes);
   const baseline = new Child('baseline', join(HERE, 'baseline.ts'), [routesFile]);
   const fastifyFloor = new Child('fastify-floor', join(HERE, 'fastify-floor.ts'), [routesFile]);
@@ -413,7 +413,12 @@ async function main(): Promise<void> {
 
   // 3. Throughput, alternating. Small answers are also measured on bare fastify.
   const rows: Row[] = [];
-  for (const s of list) rows.push(await compare(s, H, B, s.small ? F : undefined));
+  for (const s of list) {
+    const dir = process.env.BENCH_PROFILE;
+    if (dir) await host.child.ask({ type: 'profile-start' });
+    rows.push(await compare(s, H, B, s.small ? F : undefined));
+    if (dir) await host.child.ask({ type: 'profile-stop', file: join(dir, `${s.name.replace(/[^A-Za-z0-9]+/g, '_')}.cpuprofile`) });
+  }
 
   // 4. Connection sweep and latency at half the saturating load (by id, standard).
   const byId = list.find((s) => s.name === 'GET /tools/{id} standard');
@@ -440,7 +445,8 @@ async function main(): Promise<void> {
     log(`list_changed ${i + 1}: served after ${fmt(changes[i].servedMs)} ms (rebuild ${fmt(changes[i].buildMs)} ms)`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  const statsAfter = await host.child.ask<{ type: 'stats'; memory: { rss: number; heapUsed: number } }>({ type: 'stats' });
+  const statsAfter = await host.child.ask<{ type: 'stats'; memory: Memory }>({ type: 'stats' });
+  log(`after the refreshes: ${memText(statsAfter.memory)}`);
   await host.child.stop();
 
   // 6. Audit on: the same host, one audit line per request.
@@ -505,9 +511,9 @@ async function main(): Promise<void> {
       ['… the same rebuild inside the running host (its build metric)', serverBuilds.length ? `${range(serverBuilds)} ms` : 'n/a', verdict(serverBuilds.length ? median(serverBuilds) < 200 : undefined)],
       ['… then the 3 tenants\' list bodies again, both views, gzip and br', `${range(refreshLists)} ms`, ''],
       ['list_changed to served (over HTTP) < 500 ms median', `${range(served)} ms`, verdict(median(served) < 500)],
-      ['RSS, all tools loaded, both views, list bodies compressed < 300 MB', mb(stats0.memory.rss), verdict(stats0.memory.rss < 300 * 2 ** 20)],
-      ['… and every per-tool body compressed too', `${mb(warmAll.memory.rss)} (compressing took ${fmt(warmAll.ms)} ms)`, verdict(warmAll.memory.rss < 300 * 2 ** 20)],
-      [`… after ${changes.length} list_changed refreshes`, mb(statsAfter.memory.rss), ''],
+      ['RSS, all tools loaded, both views, list bodies compressed < 300 MB', memText(stats0.memory), verdict(stats0.memory.rss < 300 * 2 ** 20)],
+      ['… and every per-tool body compressed too', `${memText(warmAll.memory)} (compressing took ${fmt(warmAll.ms)} ms)`, verdict(warmAll.memory.rss < 300 * 2 ** 20)],
+      [`… after ${changes.length} list_changed refreshes`, memText(statsAfter.memory), ''],
     ],
   );
   const report = [

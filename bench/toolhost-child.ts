@@ -4,7 +4,10 @@
 //   <- { type: 'stats' }       -> { type: 'stats', memory, builds }
 //   <- { type: 'warm-all' }    -> compresses every per-tool body (both views, gzip and br)
 //   <- { type: 'builds' }      -> { type: 'builds', builds: [{ generation, ms, atNs }] }
+//   <- { type: 'profile-start' } / { type: 'profile-stop', file } -> a CPU profile of just that span
 // Logs go to a file (asynchronously, as pino would write to a log shipper).
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import pino from 'pino';
 import { serve } from '../src/host/serve.js';
 
@@ -46,8 +49,25 @@ function memory() {
   return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
 }
 
-process.on('message', (msg: { type: string }) => {
-  if (msg.type === 'stats') process.send?.({ type: 'stats', memory: memory(), builds });
+let session: Session | undefined;
+async function profile(msg: { type: string; file?: string }): Promise<void> {
+  if (msg.type === 'profile-start') {
+    session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  } else if (session) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(msg.file!, JSON.stringify(profile));
+    session.disconnect();
+    session = undefined;
+  }
+  process.send?.({ type: msg.type });
+}
+
+process.on('message', (msg: { type: string; file?: string }) => {
+  if (msg.type === 'profile-start' || msg.type === 'profile-stop') void profile(msg);
+  else if (msg.type === 'stats') process.send?.({ type: 'stats', memory: memory(), builds });
   else if (msg.type === 'builds') process.send?.({ type: 'builds', builds });
   else if (msg.type === 'warm-all') {
     const started = performance.now();

@@ -20,6 +20,14 @@ const brotliOptions = (size: number): BrotliOptions => ({
   params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: size },
 });
 
+/**
+ * zlib hands back a slice of its 16 KB output chunk: kept as is, a 300-byte
+ * gzip of a small descriptor would hold 16 KB. Keep an exact copy instead.
+ */
+function compact(out: Buffer): Buffer {
+  return out.buffer.byteLength > out.length + 4096 ? Buffer.from(out) : out;
+}
+
 /** The strong ETag of some bytes: 192 bits of their SHA-256, base64url. */
 export function etagOf(bytes: Buffer | string): string {
   return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
@@ -93,8 +101,8 @@ export class Body {
 
   /** The body in the given encoding, compressed on first use (synchronously) and kept. */
   encoded(encoding: Encoding): Buffer {
-    if (encoding === 'gzip') return (this.gzip ??= gzipSync(this.bytes, GZIP_OPTIONS));
-    return (this.br ??= brotliCompressSync(this.bytes, brotliOptions(this.bytes.length)));
+    if (encoding === 'gzip') return (this.gzip ??= compact(gzipSync(this.bytes, GZIP_OPTIONS)));
+    return (this.br ??= compact(brotliCompressSync(this.bytes, brotliOptions(this.bytes.length))));
   }
 
   /**
@@ -110,8 +118,9 @@ export class Body {
     if (running !== undefined) return running;
     const bytes = this.bytes;
     const promise = new Promise<Buffer>((resolve, reject) => {
-      const done = (err: Error | null, out: Buffer) => {
+      const done = (err: Error | null, result: Buffer) => {
         if (err) return reject(err);
+        const out = compact(result);
         if (encoding === 'gzip') this.gzip = out;
         else this.br = out;
         resolve(out);

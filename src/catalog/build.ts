@@ -32,7 +32,7 @@ export interface BuildOptions {
    * (true) or a tool that may still appear, e.g. on an MCP server that is down (false).
    */
   isMissingStepFatal?: (toolId: string) => boolean;
-  /** The previous build's tools by toolId: unchanged ones are reused as they are. */
+  /** The previous build's tools by toolId, in its (sorted) order: unchanged ones are reused as they are. */
   previous?: ReadonlyMap<string, BuiltTool>;
   /** Classification results kept across builds (the policy must not change in between). */
   classifyCache?: ClassifyCache;
@@ -40,14 +40,17 @@ export interface BuildOptions {
 
 /** Policy results per (source, toolId, derived classification), kept from one build to the next. */
 export class ClassifyCache {
-  private current = new Map<string, ClassifyResult>();
-  private next = new Map<string, ClassifyResult>();
+  /** By source (and derived classification, when there is one), then by toolId. */
+  private current = new Map<string, Map<string, ClassifyResult>>();
+  private next = new Map<string, Map<string, ClassifyResult>>();
 
   classify(policy: Policy, toolId: string, source: RawTool['source'], derived: Partial<Classification> | undefined): ClassifyResult {
-    const key = derived === undefined ? `${source}\u0000${toolId}` : `${source}\u0000${toolId}\u0000${JSON.stringify(derived)}`;
-    let r = this.next.get(key) ?? this.current.get(key);
+    const group = derived === undefined ? source : `${source}\u0000${JSON.stringify(derived)}`;
+    let next = this.next.get(group);
+    if (next === undefined) this.next.set(group, (next = new Map()));
+    let r = next.get(toolId) ?? this.current.get(group)?.get(toolId);
     if (r === undefined) r = policy.classify({ toolId, source, derived });
-    this.next.set(key, r);
+    next.set(toolId, r);
     return r;
   }
 
@@ -64,6 +67,37 @@ interface BuiltMeta {
   redacted: readonly string[];
 }
 const builtMeta = new WeakMap<BuiltTool, BuiltMeta>();
+
+/** A reused tool rebound to the new RawTool object: the descriptor of the previous build's tool it repeats. */
+const rebound = new WeakMap<BuiltTool, ToolDescriptor>();
+
+/**
+ * The descriptor of the previous build's tool whose content this one
+ * repeats, when it is a rebound copy. Taken: the link is for the snapshot
+ * built next (to keep its entry), and must not keep the old tool alive.
+ */
+export function takeReusedFrom(tool: BuiltTool): ToolDescriptor | undefined {
+  const d = rebound.get(tool);
+  if (d !== undefined) rebound.delete(tool);
+  return d;
+}
+
+/**
+ * The prior tool, pointed at the new (content-equal) RawTool, so the old
+ * RawTool objects are not kept alive beside the source's new ones: the
+ * descriptor's schemas are the raw ones when redaction left them as they were.
+ */
+function rebind(prior: BuiltTool, raw: RawTool, meta: BuiltMeta): BuiltTool {
+  if (prior.raw === raw) return prior;
+  const d = prior.descriptor;
+  const descriptor: ToolDescriptor = { ...d };
+  if (d.inputSchema !== undefined && d.inputSchema === prior.raw.inputSchema) descriptor.inputSchema = raw.inputSchema;
+  if (d.outputSchema !== undefined && d.outputSchema === prior.raw.outputSchema) descriptor.outputSchema = raw.outputSchema;
+  const tool: BuiltTool = { descriptor, raw, classification: prior.classification };
+  builtMeta.set(tool, meta);
+  rebound.set(tool, d);
+  return tool;
+}
 
 /** Deep equality of JSON data, key order included (it decides the bytes served). */
 export function sameJson(a: unknown, b: unknown): boolean {
@@ -113,6 +147,22 @@ function byteOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** The tools sorted by toolId; the previous build's order when the set of ids is the same (a refresh that changed content only). */
+function sortedTools(built: ReadonlyMap<string, BuiltTool>, previous: ReadonlyMap<string, BuiltTool> | undefined): BuiltTool[] {
+  if (previous !== undefined && previous.size === built.size && previous.size > 0) {
+    const out: BuiltTool[] = [];
+    let last: string | undefined;
+    for (const id of previous.keys()) {
+      const t = built.get(id);
+      if (t === undefined || (last !== undefined && !(last < id))) break;
+      out.push(t);
+      last = id;
+    }
+    if (out.length === built.size) return out;
+  }
+  return [...built.values()].sort((a, b) => byteOrder(a.descriptor.toolId, b.descriptor.toolId));
+}
+
 export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, options: BuildOptions = {}): BuildResult {
   const problems: BuildProblem[] = [];
   const warnings: string[] = [];
@@ -143,7 +193,7 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
     const priorMeta = prior && builtMeta.get(prior);
     if (prior && priorMeta && sameClassification(prior.classification, classification) && sameStrings(priorMeta.scopes, scopes) && sameJson(prior.raw, raw)) {
       if (priorMeta.redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${priorMeta.redacted.join(', ')}`);
-      built.set(raw.toolId, prior);
+      built.set(raw.toolId, rebind(prior, raw, priorMeta));
       return;
     }
     const { descriptor, redacted } = describeTool(raw, classification, scopes);
@@ -199,6 +249,5 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
   for (const wf of workflows) resolve(wf, []);
 
   classifyCache?.endBuild();
-  const tools = [...built.values()].sort((a, b) => byteOrder(a.descriptor.toolId, b.descriptor.toolId));
-  return { tools, problems, warnings };
+  return { tools: sortedTools(built, previous), problems, warnings };
 }

@@ -14,6 +14,32 @@ export interface DescribeResult {
 
 const keyVerdicts = new Map<string, boolean>();
 
+/**
+ * The schemas' JSON text made while checking them, kept for the descriptor's
+ * serialization (descriptorJson) so large schemas are stringified once.
+ * Taken on first use; dies with the descriptor otherwise.
+ */
+const schemaTexts = new WeakMap<ToolDescriptor, Partial<Record<'inputSchema' | 'outputSchema', string>>>();
+
+/**
+ * JSON.stringify(d), reusing the schema text describeTool made for `d`
+ * (taken: a second call stringifies). Same bytes: the keys in their order,
+ * undefined values left out, every other value through JSON.stringify.
+ */
+export function descriptorJson(d: ToolDescriptor): string {
+  const texts = schemaTexts.get(d);
+  if (texts === undefined) return JSON.stringify(d);
+  schemaTexts.delete(d);
+  let out = '';
+  for (const key of Object.keys(d) as (keyof ToolDescriptor)[]) {
+    const value = d[key];
+    if (value === undefined) continue;
+    const text = key === 'inputSchema' || key === 'outputSchema' ? (texts[key] ?? JSON.stringify(value)) : JSON.stringify(value);
+    out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${text}`;
+  }
+  return out === '' ? '{}' : `${out}}`;
+}
+
 function secretKey(key: string): boolean {
   let v = keyVerdicts.get(key);
   if (v === undefined) {
@@ -49,9 +75,16 @@ export function mayHoldCredential(json: string): boolean {
 export function describeTool(raw: RawTool, classification: Classification, scopes: readonly string[]): DescribeResult {
   const d: ToolDescriptor = { toolId: raw.toolId, source: raw.source, safetyTier: classification.safetyTier };
   const redacted: string[] = [];
+  const texts: Partial<Record<'inputSchema' | 'outputSchema', string>> = {};
   const clean = <T extends string | JsonObject>(field: string, value: T): T => {
-    // Schemas are large and almost always clean: check their text once first.
-    if (typeof value !== 'string' && !mayHoldCredential(JSON.stringify(value))) return value;
+    // Schemas are large and almost always clean: check their text once first (and keep it for serializing).
+    if (typeof value !== 'string') {
+      const text = JSON.stringify(value);
+      if (!mayHoldCredential(text)) {
+        texts[field as 'inputSchema' | 'outputSchema'] = text;
+        return value;
+      }
+    }
     const r = redactCredentials(value);
     for (const p of r.redacted) redacted.push(`/${field}${p}`);
     return r.value;
@@ -72,5 +105,6 @@ export function describeTool(raw: RawTool, classification: Classification, scope
   if (classification.costHint !== undefined) d.costHint = classification.costHint;
   if (classification.latencyHint !== undefined) d.latencyHint = classification.latencyHint;
   d.annotations = deriveAnnotations(classification.safetyTier, classification.replayPolicy, classification.egress);
+  if (texts.inputSchema !== undefined || texts.outputSchema !== undefined) schemaTexts.set(d, texts);
   return { descriptor: d, redacted };
 }

@@ -9,16 +9,46 @@
 import { createHash } from 'node:crypto';
 import type { CompactToolDescriptor } from '../contract/descriptor.js';
 import { Body, type Encoding } from './body.js';
-import type { BuiltTool } from './build.js';
+import { type BuiltTool, takeReusedFrom } from './build.js';
 import { compactDescriptor } from './compact-descriptor.js';
+import { descriptorJson } from './describe.js';
 import { assignMcpNames, type McpNameMap } from './mcp-names.js';
 import { type Caller, type TenantPolicy, visibleToolIds } from './visibility.js';
 
 export interface ToolEntry {
   readonly tool: BuiltTool;
   readonly standard: Body;
+  /** The compact projection as an object (the MCP front door's compact sessions read it). */
   readonly compactDescriptor: CompactToolDescriptor;
   readonly compact: Body;
+}
+
+/**
+ * A catalog entry. The compact descriptor is kept as bytes only: as an
+ * object it is parsed back on demand (and kept while something holds it),
+ * which saves tens of MB of heap in a 10,000-tool catalog.
+ */
+class Entry implements ToolEntry {
+  private compactRef?: WeakRef<CompactToolDescriptor>;
+  constructor(
+    readonly tool: BuiltTool,
+    readonly standard: Body,
+    readonly compact: Body,
+  ) {}
+
+  get compactDescriptor(): CompactToolDescriptor {
+    let d = this.compactRef?.deref();
+    if (d === undefined) {
+      d = JSON.parse(this.compact.bytes.toString('utf8')) as CompactToolDescriptor;
+      this.compactRef = new WeakRef(d);
+    }
+    return d;
+  }
+
+  /** The same bytes for a content-equal tool of a later build. */
+  withTool(tool: BuiltTool): ToolEntry {
+    return tool === this.tool ? this : new Entry(tool, this.standard, this.compact);
+  }
 }
 
 type Kind = 'standard' | 'compact';
@@ -111,8 +141,10 @@ export class CatalogSnapshot {
     for (let i = 0; i < tools.length; i++) {
       const tool = tools[i];
       const d = tool.descriptor;
-      const prior = reuse?.get(d);
-      const entry = prior !== undefined && prior.tool === tool ? prior : prior !== undefined ? { ...prior, tool } : makeEntry(tool);
+      // The entry of this descriptor, or of the one this tool was rebuilt from with equal content.
+      const from = takeReusedFrom(tool);
+      const prior = reuse?.get(d) ?? (from !== undefined ? reuse?.get(from) : undefined);
+      const entry = prior === undefined ? makeEntry(tool) : prior.tool === tool ? prior : prior instanceof Entry ? prior.withTool(tool) : { ...prior, tool };
       entries[i] = entry;
       byId.set(d.toolId, entry);
       builtById.set(d.toolId, tool);
@@ -188,11 +220,5 @@ export class CatalogSnapshot {
 }
 
 export function makeEntry(tool: BuiltTool): ToolEntry {
-  const compact = compactDescriptor(tool.descriptor);
-  return {
-    tool,
-    standard: Body.json(JSON.stringify(tool.descriptor)),
-    compactDescriptor: compact,
-    compact: Body.json(JSON.stringify(compact)),
-  };
+  return new Entry(tool, Body.json(descriptorJson(tool.descriptor)), Body.json(JSON.stringify(compactDescriptor(tool.descriptor))));
 }

@@ -1,0 +1,111 @@
+// The catalog's fast paths (issue "Benchmarks") must give exactly what the
+// slow paths give: the one-pass credential check on a schema's JSON text,
+// the descriptor serialization that reuses that text, and a rebuild that
+// reuses unchanged tools.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import pino from 'pino';
+import { descriptorJson, describeTool, mayHoldCredential } from '../../src/catalog/describe.js';
+import { redactCredentials } from '../../src/catalog/redact.js';
+import { CatalogStore } from '../../src/catalog/store.js';
+import { compileTenant } from '../../src/catalog/visibility.js';
+import { Policy } from '../../src/classify/policy.js';
+import type { JsonObject } from '../../src/contract/descriptor.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import type { RawTool, ToolSource } from '../../src/sources/raw-tool.js';
+import { makeTool } from '../../bench/tools.js';
+
+const SECRETISH = [
+  'Bearer abcdefgh12345678',
+  'see Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==',
+  '-----BEGIN RSA PRIVATE KEY-----',
+  'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc',
+  'sk-live-abcdefghijklmnop1234',
+  'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+  'xoxb-1234567890-abc',
+  'AKIAABCDEFGHIJKLMNOP',
+  'https://user:pass@example.com/x',
+  'Bearer\nabcdefgh12345678',
+  'line one\nBearer abcdefgh12345678',
+];
+
+const jsonValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constantFrom(...SECRETISH),
+    fc.string(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(fc.constantFrom('password', 'token', 'api_key', 'default', 'enum', 'description', 'type', 'x-api-key', ':', '"'), fc.string()), tie('value'), { maxKeys: 4 }),
+  ),
+})).value;
+
+test('mayHoldCredential is false only where redactCredentials finds nothing', () => {
+  fc.assert(
+    fc.property(fc.dictionary(fc.string(), jsonValue, { maxKeys: 5 }), (value) => {
+      const json = JSON.stringify(value);
+      if (!mayHoldCredential(json)) assert.deepEqual(redactCredentials(value as JsonObject).redacted, []);
+    }),
+    { numRuns: 3000 },
+  );
+  for (const s of SECRETISH) assert.equal(mayHoldCredential(JSON.stringify({ description: s })), true, s);
+  assert.equal(mayHoldCredential(JSON.stringify({ properties: { x: { default: { password: 'hunter2' } } } })), true);
+  assert.equal(mayHoldCredential(JSON.stringify({ properties: { password: { type: 'string' } } })), false);
+});
+
+test('descriptorJson gives JSON.stringify bytes, for generated tools and with redactions', () => {
+  const tools: RawTool[] = [];
+  for (let i = 0; i < 300; i++) {
+    const t = makeTool(i, 300);
+    tools.push({ source: 'mcp', toolId: `mcp:bench.${t.name}`, origin: 'test', title: t.title, description: t.description, inputSchema: t.inputSchema as JsonObject, outputSchema: t.outputSchema as JsonObject | undefined });
+  }
+  tools.push({ source: 'mcp', toolId: 'mcp:bench.leaky', origin: 'test', inputSchema: { type: 'object', properties: { token: { type: 'string', default: 'Bearer abcdefgh12345678' } } } });
+  for (const raw of tools) {
+    const { descriptor } = describeTool(raw, { safetyTier: 'read', egress: 'none' }, ['a.scope']);
+    const expected = JSON.stringify(descriptor);
+    assert.equal(descriptorJson(descriptor), expected);
+    assert.equal(descriptorJson(descriptor), expected, 'a second call stringifies');
+  }
+});
+
+test('a rebuild reuses unchanged tools and rebuilds changed ones', async () => {
+  const make = (rev: number) => [0, 1, 2].map((i) => {
+    const t = makeTool(i, 3, i === 1 ? rev : 0);
+    return JSON.parse(JSON.stringify({ source: 'mcp', toolId: `mcp:s.${t.name}`, origin: 'test', description: t.description, inputSchema: t.inputSchema })) as RawTool;
+  });
+  let list = make(0);
+  const source: ToolSource = { id: 'mcp:s', kind: 'mcp', start: async () => {}, tools: () => list, health: () => ({ id: 'mcp:s', kind: 'mcp', state: 'connected', toolCount: list.length }), stop: async () => {} };
+  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants: new Map([['t', compileTenant('t', ['*'])]]), logger: pino({ level: 'silent' }), metrics: createMetrics(false) });
+  let first = store.initialBuild();
+  const initial = first;
+  for (const rev of [1, 2, 3]) {
+    list = make(rev);
+    const next = await new Promise<typeof first>((resolve) => {
+      const off = store.onSwap((n) => {
+        off();
+        resolve(n);
+      });
+      store.scheduleRebuild();
+    });
+    const changed = list[1].toolId;
+    for (const e of next.entries) {
+      const before = first.byId.get(e.tool.descriptor.toolId)!;
+      if (e.tool.descriptor.toolId === changed) {
+        assert.notEqual(e, before);
+        assert.match(e.standard.bytes.toString(), new RegExp(`\\(revision ${rev}\\)`));
+        assert.equal(e.tool.raw, list[1]);
+      } else {
+        assert.equal(e.standard, before.standard, 'an unchanged tool keeps its bytes');
+        assert.equal(e.compact, before.compact);
+        assert.equal(e.tool.raw, list.find((r) => r.toolId === e.tool.descriptor.toolId), 'and points at the new RawTool');
+        assert.deepEqual(e.compactDescriptor, before.compactDescriptor);
+        assert.equal(e.standard, initial.byId.get(e.tool.descriptor.toolId)!.standard, 'across every rebuild');
+      }
+    }
+    assert.notEqual(next.viewFor({ tenant: 't', scopes: new Set() }).standard.etag, first.viewFor({ tenant: 't', scopes: new Set() }).standard.etag);
+    first = next;
+  }
+});
