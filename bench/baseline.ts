@@ -7,6 +7,7 @@
 // ROUTES.json: [{ key, status, headers: { name: value }, file? }] (file: body bytes).
 import { readFileSync } from 'node:fs';
 import { createServer, type OutgoingHttpHeaders } from 'node:http';
+import { handleProfileMessage } from './profiling.js';
 import { routeKey } from './shared.js';
 
 interface RouteSpec {
@@ -43,6 +44,7 @@ server.listen(0, '127.0.0.1', () => {
   process.send?.({ type: 'ready', url: `http://127.0.0.1:${port}`, pid: process.pid, routes: routes.size });
 });
 process.on('message', (msg: { type: string }) => {
+  if (handleProfileMessage(msg)) return;
   if (msg.type === 'stop') {
     server.closeAllConnections();
     server.close(() => process.exit(0));

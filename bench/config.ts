@@ -52,7 +52,8 @@ export function benchConfig(o: BenchConfigOptions): object {
           id: SERVER_ID,
           transport: 'stdio',
           command: process.execPath,
-          args: ['--import', 'tsx', UPSTREAM, '--tools', String(o.tools), '--page-size', String(o.pageSize), '--control-file', o.controlFile],
+          // BENCH_PROFILE=DIR: the upstream writes its CPU profile there when it exits.
+          args: [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), '--import', 'tsx', UPSTREAM, '--tools', String(o.tools), '--page-size', String(o.pageSize), '--control-file', o.controlFile],
           cwd: REPO_ROOT,
           connectTimeoutMs: 120_000,
           pageTimeoutMs: 30_000,

@@ -5,6 +5,7 @@
 //   node --import tsx bench/fastify-floor.ts ROUTES.json
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
+import { handleProfileMessage } from './profiling.js';
 import { routeKey } from './shared.js';
 
 interface RouteSpec {
@@ -28,5 +29,6 @@ app.get('/*', (request, reply) => {
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 process.send?.({ type: 'ready', url, pid: process.pid });
 process.on('message', (msg: { type: string }) => {
+  if (handleProfileMessage(msg)) return;
   if (msg.type === 'stop') void app.close().then(() => process.exit(0));
 });

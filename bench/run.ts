@@ -60,20 +60,21 @@ const COMMAND = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const tmp = mkdtempSync(join(os.tmpdir(), 'toolhost-bench-'));
-process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+// BENCH_KEEP=1 keeps the temp dir (configs, toolhost logs) for a look afterwards.
+process.on('exit', () => (process.env.BENCH_KEEP ? process.stderr.write(`[bench] kept ${tmp}\n`) : rmSync(tmp, { recursive: true, force: true })));
 
 // ---- machine load -------------------------------------------------------------
 
+const started = Date.now();
 const loadSamples: number[] = [];
 const sampleLoad = () => loadSamples.push(os.loadavg()[0]);
 sampleLoad();
 const loadTimer = setInterval(sampleLoad, 5000);
 loadTimer.unref();
 
-const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const log = (line: string) => process.stderr.write(`[bench] ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s  ${line}\n`);
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a');
 const mb = (bytes: number) => `${fmt(bytes / 2 ** 20, 0)} MB`;
-const started = Date.now();
 
 // ---- the build benchmark (first, on a quiet machine) ----------------------------
 
@@ -413,11 +414,12 @@ async function main(): Promise<void> {
 
   // 3. Throughput, alternating. Small answers are also measured on bare fastify.
   const rows: Row[] = [];
+  const profiled = [host.child, baseline, fastifyFloor];
   for (const s of list) {
     const dir = process.env.BENCH_PROFILE;
-    if (dir) await host.child.ask({ type: 'profile-start' });
+    if (dir) for (const c of profiled) await c.ask({ type: 'profile-start' });
     rows.push(await compare(s, H, B, s.small ? F : undefined));
-    if (dir) await host.child.ask({ type: 'profile-stop', file: join(dir, `${s.name.replace(/[^A-Za-z0-9]+/g, '_')}.cpuprofile`) });
+    if (dir) for (const c of profiled) await c.ask({ type: 'profile-stop', file: join(dir, `${s.name.replace(/[^A-Za-z0-9]+/g, '_')}.${c.name}.cpuprofile`) });
   }
 
   // 4. Connection sweep and latency at half the saturating load (by id, standard).
@@ -441,7 +443,10 @@ async function main(): Promise<void> {
   // 5. list_changed to served, and the rebuilds it causes.
   const changes: ChangeResult[] = [];
   for (let i = 0; i < O.listChanged; i++) {
+    const dir = i === 0 ? process.env.BENCH_PROFILE : undefined;
+    if (dir) await host.child.ask({ type: 'profile-start' });
     changes.push(await listChanged(host, i + 1));
+    if (dir) await host.child.ask({ type: 'profile-stop', file: join(dir, 'list_changed.toolhost.cpuprofile') });
     log(`list_changed ${i + 1}: served after ${fmt(changes[i].servedMs)} ms (rebuild ${fmt(changes[i].buildMs)} ms)`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

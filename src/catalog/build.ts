@@ -61,15 +61,23 @@ export class ClassifyCache {
   }
 }
 
-/** What a reused BuiltTool needs besides itself: the policy's scopes and what redaction removed. */
-interface BuiltMeta {
-  scopes: readonly string[];
-  redacted: readonly string[];
+/**
+ * A BuiltTool made by this module: it also remembers what a later build
+ * needs to reuse it (the policy's scopes, what redaction removed) and, for a
+ * reused tool rebound to a new RawTool, the descriptor of the tool it repeats.
+ * Plain fields, not WeakMaps: ten thousand WeakMap entries per build cost GC time.
+ */
+class Built implements BuiltTool {
+  /** Set on a rebound copy until the next snapshot takes it (it must not keep the old tool alive). */
+  repeats?: ToolDescriptor;
+  constructor(
+    readonly descriptor: ToolDescriptor,
+    readonly raw: RawTool,
+    readonly classification: Classification,
+    readonly policyScopes: readonly string[],
+    readonly redacted: readonly string[],
+  ) {}
 }
-const builtMeta = new WeakMap<BuiltTool, BuiltMeta>();
-
-/** A reused tool rebound to the new RawTool object: the descriptor of the previous build's tool it repeats. */
-const rebound = new WeakMap<BuiltTool, ToolDescriptor>();
 
 /**
  * The descriptor of the previous build's tool whose content this one
@@ -77,8 +85,9 @@ const rebound = new WeakMap<BuiltTool, ToolDescriptor>();
  * built next (to keep its entry), and must not keep the old tool alive.
  */
 export function takeReusedFrom(tool: BuiltTool): ToolDescriptor | undefined {
-  const d = rebound.get(tool);
-  if (d !== undefined) rebound.delete(tool);
+  if (!(tool instanceof Built)) return undefined;
+  const d = tool.repeats;
+  tool.repeats = undefined;
   return d;
 }
 
@@ -87,15 +96,14 @@ export function takeReusedFrom(tool: BuiltTool): ToolDescriptor | undefined {
  * RawTool objects are not kept alive beside the source's new ones: the
  * descriptor's schemas are the raw ones when redaction left them as they were.
  */
-function rebind(prior: BuiltTool, raw: RawTool, meta: BuiltMeta): BuiltTool {
+function rebind(prior: Built, raw: RawTool): Built {
   if (prior.raw === raw) return prior;
   const d = prior.descriptor;
   const descriptor: ToolDescriptor = { ...d };
   if (d.inputSchema !== undefined && d.inputSchema === prior.raw.inputSchema) descriptor.inputSchema = raw.inputSchema;
   if (d.outputSchema !== undefined && d.outputSchema === prior.raw.outputSchema) descriptor.outputSchema = raw.outputSchema;
-  const tool: BuiltTool = { descriptor, raw, classification: prior.classification };
-  builtMeta.set(tool, meta);
-  rebound.set(tool, d);
+  const tool = new Built(descriptor, raw, prior.classification, prior.policyScopes, prior.redacted);
+  tool.repeats = d;
   return tool;
 }
 
@@ -190,17 +198,14 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
       classification = { ...classification, safetyTier: 'write' };
     }
     const prior = previous?.get(raw.toolId);
-    const priorMeta = prior && builtMeta.get(prior);
-    if (prior && priorMeta && sameClassification(prior.classification, classification) && sameStrings(priorMeta.scopes, scopes) && sameJson(prior.raw, raw)) {
-      if (priorMeta.redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${priorMeta.redacted.join(', ')}`);
-      built.set(raw.toolId, rebind(prior, raw, priorMeta));
+    if (prior instanceof Built && sameClassification(prior.classification, classification) && sameStrings(prior.policyScopes, scopes) && sameJson(prior.raw, raw)) {
+      if (prior.redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${prior.redacted.join(', ')}`);
+      built.set(raw.toolId, rebind(prior, raw));
       return;
     }
     const { descriptor, redacted } = describeTool(raw, classification, scopes);
     if (redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${redacted.join(', ')}`);
-    const tool: BuiltTool = { descriptor, raw, classification };
-    builtMeta.set(tool, { scopes, redacted });
-    built.set(raw.toolId, tool);
+    built.set(raw.toolId, new Built(descriptor, raw, classification, scopes, redacted));
   };
 
   const workflows: RawTool[] = [];
