@@ -57,6 +57,8 @@ function run(job: LoadJob): Promise<LoadResult> {
         requests: job.requests.map((r) => ({ method: 'GET', path: r.path, ...(r.headers ? { headers: r.headers } : {}) })),
         ...(job.overallRate ? { overallRate: job.overallRate } : {}),
         timeout: 30,
+        // autocannon stops only at a sample tick (1 s by default): tick often, so a run lasts what was asked.
+        sampleInt: 100,
       },
       (err, result) => {
         if (err) return reject(err);
