@@ -3,8 +3,9 @@
 // source whose RawTools come from the same ToolCollector the MCP adapter uses,
 // so every refresh hands the store brand-new objects, as a real re-read does.
 //
-//   node --import tsx --expose-gc bench/build-bench.ts --tools N --refreshes K
-// prints one JSON line: BuildBenchResult.
+//   node --import tsx --expose-gc bench/build-bench.ts --tools N --refreshes K [--no-compress]
+// prints one JSON line: BuildBenchResult. --no-compress skips timing the list
+// compressions (the slowest part, and the same work in every process).
 import pino from 'pino';
 import type { Caller } from '../src/catalog/visibility.js';
 import { compileTenant } from '../src/catalog/visibility.js';
@@ -24,13 +25,13 @@ export interface BuildBenchResult {
   coldSnapshotMs: number;
   /** Then the three tenants' list bodies, both views, identity. */
   coldListsMs: number;
-  /** Then gzip and br of those list bodies (on the thread pool, in parallel, as the host does). */
+  /** Then gzip and br of those list bodies (on the thread pool, in parallel, as the host does); NaN when skipped. */
   coldCompressMs: number;
   /** Per refresh (one tool changed): scheduleRebuild() to the swap. */
   refreshMs: number[];
   /** Per refresh: the three tenants' list bodies again, identity (what the first GET /tools after the swap pays, or the background warm-up). */
   refreshListsMs: number[];
-  /** Per refresh: gzip and br of those list bodies. */
+  /** After the first refresh: gzip and br of those list bodies (empty when skipped). */
   refreshCompressMs: number[];
   /** After the cold build with every list body and compressed form built (after a forced GC). */
   rssMb: number;
@@ -43,7 +44,8 @@ function arg(name: string, d: number): number {
 }
 
 const total = arg('tools', 10_000);
-const refreshes = arg('refreshes', 5);
+const refreshes = arg('refreshes', 3);
+const timeCompression = !process.argv.includes('--no-compress');
 
 function collect(tools: readonly GeneratedTool[]): RawTool[] {
   // Through JSON, as the tools arrive over the wire.
@@ -94,7 +96,7 @@ let t0 = performance.now();
 const first = store.initialBuild();
 const coldSnapshotMs = performance.now() - t0;
 const coldListsMs = lists(first);
-const coldCompressMs = await compress(first);
+const coldCompressMs = timeCompression ? await compress(first) : NaN;
 globalThis.gc?.();
 const mem = process.memoryUsage();
 
@@ -117,7 +119,7 @@ for (let r = 1; r <= refreshes; r++) {
   const next = await swapped;
   refreshMs.push(performance.now() - t0);
   refreshListsMs.push(lists(next));
-  refreshCompressMs.push(await compress(next));
+  if (timeCompression && r === 1) refreshCompressMs.push(await compress(next));
   if (!next.byId.get(`mcp:${SERVER_ID}.${generated[k].name}`)?.standard.bytes.includes(`(revision ${r})`)) throw new Error('the refreshed tool is not in the new snapshot');
 }
 
