@@ -408,6 +408,9 @@ async function main(): Promise<void> {
   const stats0 = await host.child.ask<{ type: 'stats'; memory: Memory }>({ type: 'stats' });
   const warmAll = await host.child.ask<{ type: 'warm-all'; ms: number; memory: Memory }>({ type: 'warm-all' }, 'warm-all');
   log(`after the lists: ${memText(stats0.memory)}; after every per-tool body compressed too: ${memText(warmAll.memory)}`);
+  // Settle: collect the start-up and warm-up garbage (a host that has run for a while has), so the
+  // first scenarios do not pay for it.
+  await host.child.ask({ type: 'stats' });
   const routesFile = writeBaselineRoutes(routes);
   const baseline = new Child('baseline', join(HERE, 'baseline.ts'), [routesFile]);
   const fastifyFloor = new Child('fastify-floor', join(HERE, 'fastify-floor.ts'), [routesFile]);
@@ -463,6 +466,7 @@ async function main(): Promise<void> {
   const auditRows: Row[] = [];
   if (O.audit) {
     const audited = await startToolhost(true);
+    await audited.child.ask({ type: 'stats' }); // settle, as above
     const A = { url: audited.url, pid: audited.child.pid };
     for (const name of ['GET /tools/{id} standard', `GET /tools ${fmt(O.tools / 10)} standard identity`, 'GET /tools without credential (401)', 'GET /tools/{id} invisible (404)']) {
       const s = list.find((x) => x.name === name);
