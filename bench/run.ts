@@ -1,6 +1,6 @@
 // `npm run bench`: toolhost against the speed limit of this machine.
 //
-//   npx tsx bench/run.ts            full run (about 8 minutes), writes docs/benchmarks.md
+//   npx tsx bench/run.ts            full run (about 10 minutes), writes docs/benchmarks.md
 //   npx tsx bench/run.ts --quick    smoke run (1,000 tools, short loads, no docs), for CI
 //   options: --tools N  --reps N  --duration S  --build-reps N  --list-changed N
 //            --only SUBSTRING (scenarios)  --no-sweep  --no-audit  --no-docs
