@@ -11,6 +11,7 @@
 //   12 %  4 KB .. 10 KB       3 % 10 KB .. 20 KB
 // (measured for 10,000 tools: median about 1.1 KB, mean about 2.6 KB, 29 MB
 // of tool JSON in all; the bench prints the figures of each run).
+import { prng } from '../test/compact/support/random.js';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type JsonObj = { [k: string]: Json };
@@ -36,18 +37,6 @@ const WORDS = (
   'timezone locale currency amount quantity range start end date time duration retry timeout webhook callback'
 ).split(' ');
 const FORMATS = ['date-time', 'date', 'email', 'uri', 'uuid'];
-
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Gen {
   constructor(readonly r: () => number) {}
@@ -77,13 +66,13 @@ export function domainOf(i: number, total: number): string {
 }
 
 export function toolName(i: number, total: number): string {
-  const g = new Gen(rng(i * 7 + 1));
+  const g = new Gen(prng(i * 7 + 1));
   return `${domainOf(i, total)}_${g.pick(VERBS)}_${g.pick(NOUNS)}_${String(i).padStart(5, '0')}`;
 }
 
 /** Target serialized size of tool i's input schema (see the distribution above). */
 export function targetSize(i: number): number {
-  const g = new Gen(rng(i * 13 + 5));
+  const g = new Gen(prng(i * 13 + 5));
   const u = g.r();
   if (u < 0.55) return g.int(200, 1000);
   if (u < 0.85) return g.int(1000, 4000);
@@ -166,7 +155,7 @@ function property(g: Gen, depth: number, style: number, defs: JsonObj): Json {
 }
 
 export function inputSchema(i: number, revision = 0): JsonObj {
-  const g = new Gen(rng(i * 31 + 17 + revision * 1_000_003));
+  const g = new Gen(prng(i * 31 + 17 + revision * 1_000_003));
   const target = targetSize(i);
   // 0 flat, 1 nested, 2 refs, 3 refs + allOf, 4 flat with enums and nullable fields
   const style = i % 5;
@@ -202,7 +191,7 @@ export function inputSchema(i: number, revision = 0): JsonObj {
 }
 
 export function makeTool(i: number, total: number, revision = 0): GeneratedTool {
-  const g = new Gen(rng(i * 101 + 3));
+  const g = new Gen(prng(i * 101 + 3));
   const name = toolName(i, total);
   const [domain, verb, noun] = name.split('_');
   let description = `${verb[0].toUpperCase()}${verb.slice(1)}s ${noun} records in ${domain}. ${g.sentence(8, 40)} ${g.chance(0.5) ? g.sentence(6, 24) : ''}`.trim();
