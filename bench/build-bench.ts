@@ -1,7 +1,8 @@
 // Snapshot build and refresh, in-process, in a fresh process per repetition
 // (forked by bench/run.ts): the real CatalogStore, fed by a stand-in MCP
 // source whose RawTools come from the same ToolCollector the MCP adapter uses,
-// so every refresh hands the store brand-new objects, as a real re-read does.
+// given the previous read as the adapter does: a refresh hands the store the
+// previous objects for unchanged tools and a new one for the changed tool.
 //
 //   node --import tsx --expose-gc bench/build-bench.ts --tools N --refreshes K [--no-compress]
 // prints one JSON line: BuildBenchResult. --no-compress skips timing the list
@@ -47,10 +48,14 @@ const total = arg('tools', 10_000);
 const refreshes = arg('refreshes', 3);
 const timeCompression = !process.argv.includes('--no-compress');
 
+let collected: ToolCollector['collected'] | undefined;
 function collect(tools: readonly GeneratedTool[]): RawTool[] {
-  // Through JSON, as the tools arrive over the wire.
-  const c = new ToolCollector(SERVER_ID, MCP_DEFAULTS);
+  // Through JSON, as the tools arrive over the wire, and through the
+  // collector with the previous read, as the MCP source does: unchanged
+  // tools come back as the previous RawTool objects.
+  const c = new ToolCollector(SERVER_ID, MCP_DEFAULTS, collected);
   JSON.parse(JSON.stringify(tools)).forEach((t: unknown, i: number) => c.add(t, i));
+  collected = c.collected;
   return c.tools;
 }
 

@@ -11,6 +11,7 @@
 import type { Classification, ToolDescriptor } from '../contract/descriptor.js';
 import type { ClassifyResult, Policy } from '../classify/policy.js';
 import type { RawTool } from '../sources/raw-tool.js';
+import { sameJson } from '../util/same-json.js';
 import { describeTool } from './describe.js';
 import { classifyFromSteps } from './workflow-classification.js';
 
@@ -76,6 +77,8 @@ class Built implements BuiltTool {
     readonly classification: Classification,
     readonly policyScopes: readonly string[],
     readonly redacted: readonly string[],
+    /** What the build said of this tool (an exec tier refused), said again by builds that reuse it. */
+    readonly problem?: BuildProblem,
   ) {}
 }
 
@@ -102,29 +105,9 @@ function rebind(prior: Built, raw: RawTool): Built {
   const descriptor: ToolDescriptor = { ...d };
   if (d.inputSchema !== undefined && d.inputSchema === prior.raw.inputSchema) descriptor.inputSchema = raw.inputSchema;
   if (d.outputSchema !== undefined && d.outputSchema === prior.raw.outputSchema) descriptor.outputSchema = raw.outputSchema;
-  const tool = new Built(descriptor, raw, prior.classification, prior.policyScopes, prior.redacted);
+  const tool = new Built(descriptor, raw, prior.classification, prior.policyScopes, prior.redacted, prior.problem);
   tool.repeats = d;
   return tool;
-}
-
-/** Deep equality of JSON data, key order included (it decides the bytes served). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    const k = ka[i];
-    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
-  }
-  return true;
 }
 
 function sameClassification(a: Classification, b: Classification): boolean {
@@ -187,17 +170,28 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
   const built = new Map<string, BuiltTool>();
   const { previous, classifyCache } = options;
   const add = (raw: RawTool, derived?: Classification): void => {
+    const prior = previous?.get(raw.toolId);
+    // The same RawTool object (sources hand back unchanged tools as they
+    // were) under the same policy: nothing to classify or describe again.
+    // Not for workflows, whose classification follows their steps.
+    if (derived === undefined && prior instanceof Built && prior.raw === raw) {
+      if (prior.problem !== undefined) problems.push(prior.problem);
+      if (prior.redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${prior.redacted.join(', ')}`);
+      built.set(raw.toolId, prior);
+      return;
+    }
     const input = derived ?? raw.derived;
     const result = classifyCache ? classifyCache.classify(policy, raw.toolId, raw.source, input) : policy.classify({ toolId: raw.toolId, source: raw.source, derived: input });
     const { scopes, tierRule } = result;
     // A cached result is shared: never change it in place.
     let classification = result.classification;
+    let problem: BuildProblem | undefined;
     if (classification.safetyTier === 'exec' && raw.source !== 'host-extension') {
       const by = tierRule === undefined ? 'its classification' : `policy rule #${tierRule + 1}`;
-      problems.push({ fatal: true, message: `${raw.toolId} (${raw.origin}): ${by} sets safetyTier exec, which only host-extension tools may have; treated as write` });
+      problem = { fatal: true, message: `${raw.toolId} (${raw.origin}): ${by} sets safetyTier exec, which only host-extension tools may have; treated as write` };
+      problems.push(problem);
       classification = { ...classification, safetyTier: 'write' };
     }
-    const prior = previous?.get(raw.toolId);
     if (prior instanceof Built && sameClassification(prior.classification, classification) && sameStrings(prior.policyScopes, scopes) && sameJson(prior.raw, raw)) {
       if (prior.redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${prior.redacted.join(', ')}`);
       built.set(raw.toolId, rebind(prior, raw));
@@ -205,7 +199,7 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
     }
     const { descriptor, redacted } = describeTool(raw, classification, scopes);
     if (redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${redacted.join(', ')}`);
-    built.set(raw.toolId, new Built(descriptor, raw, classification, scopes, redacted));
+    built.set(raw.toolId, new Built(descriptor, raw, classification, scopes, redacted, problem));
   };
 
   const workflows: RawTool[] = [];

@@ -131,19 +131,21 @@ export class CatalogSnapshot {
     readonly tools: readonly BuiltTool[],
     private readonly tenants: ReadonlyMap<string, TenantPolicy>,
     readonly generation: number,
-    /** Per-tool entries from the previous snapshot, reused when the descriptor is the same object. */
-    reuse?: ReadonlyMap<BuiltTool['descriptor'], ToolEntry>,
+    /** The previous snapshot: its entries are reused for tools whose descriptor is the same object. */
+    previous?: CatalogSnapshot,
   ) {
     const entries = new Array<ToolEntry>(tools.length);
     const byId = new Map<string, ToolEntry>();
     const builtById = new Map<string, BuiltTool>();
     const relevantScopes = new Set<string>();
+    const reuse = previous?.byId;
     for (let i = 0; i < tools.length; i++) {
       const tool = tools[i];
       const d = tool.descriptor;
       // The entry of this descriptor, or of the one this tool was rebuilt from with equal content.
       const from = takeReusedFrom(tool);
-      const prior = reuse?.get(d) ?? (from !== undefined ? reuse?.get(from) : undefined);
+      const known = reuse?.get(d.toolId);
+      const prior = known !== undefined && (known.tool.descriptor === d || known.tool.descriptor === from) ? known : undefined;
       const entry = prior === undefined ? makeEntry(tool) : prior.tool === tool ? prior : prior instanceof Entry ? prior.withTool(tool) : { ...prior, tool };
       entries[i] = entry;
       byId.set(d.toolId, entry);
@@ -155,6 +157,11 @@ export class CatalogSnapshot {
     this.byId = byId;
     this.builtById = builtById;
     this.relevantScopes = relevantScopes;
+  }
+
+  /** The tools by toolId (what the next build may reuse). */
+  get toolsById(): ReadonlyMap<string, BuiltTool> {
+    return this.builtById;
   }
 
   /** MCP-safe names for the whole catalog, computed once per snapshot on first use. */
@@ -190,32 +197,31 @@ export class CatalogSnapshot {
     return entry && this.viewFor(caller).ids.has(toolId) ? entry : undefined;
   }
 
-  /** Entries keyed by descriptor object, for the next snapshot to reuse. */
-  reusable(): Map<BuiltTool['descriptor'], ToolEntry> {
-    return new Map(this.entries.map((e) => [e.tool.descriptor, e]));
-  }
-
   /**
    * Prepares in this snapshot the list bodies (and their encodings) that
    * were used in `previous`, so callers that keep asking are answered from
-   * ready bytes after a swap. Large compressions run on the thread pool;
-   * resolves when all are done. Never rejects.
+   * ready bytes after a swap. One compression at a time, on the thread
+   * pool: background work keeps to one core, the other stays free for
+   * requests and the next refresh. Stops early once `stillWanted` says the
+   * snapshot has been replaced. Resolves when done; never rejects.
    */
-  async prepareLike(previous: CatalogSnapshot): Promise<void> {
-    const work: Promise<unknown>[] = [];
+  async prepareLike(previous: CatalogSnapshot, stillWanted: () => boolean = () => true): Promise<void> {
     for (const old of [...previous.views.values()]) {
+      if (!stillWanted()) return;
       const used = old.view.used();
       if (used.length === 0) continue;
       const view = this.viewOf(old.tenant, old.scopes);
       for (const { kind, encodings } of used) {
         const body = view[kind];
         void body.bytes;
-        for (const e of encodings) work.push(Promise.resolve(body.encodedSoon(e)));
+        for (const e of encodings) {
+          if (!stillWanted()) return;
+          await Promise.resolve(body.encodedSoon(e)).catch(() => undefined);
+        }
       }
       // Give requests a turn between views.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await Promise.allSettled(work);
   }
 }
 

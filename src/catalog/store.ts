@@ -32,8 +32,6 @@ export class CatalogStore {
   private generation = 0;
   private pending = false;
   private readonly listeners = new Set<SwapListener>();
-  /** The current snapshot's tools by toolId: what the next build may reuse. */
-  private builtById = new Map<string, BuiltTool>();
   private readonly classifyCache = new ClassifyCache();
 
   constructor(private readonly options: CatalogStoreOptions) {
@@ -74,15 +72,14 @@ export class CatalogStore {
     const started = process.hrtime.bigint();
     const raw = sources.flatMap((s) => s.tools());
     // Unchanged tools keep their BuiltTool (and with it their serialized, compacted entry).
-    const result = buildCatalog(raw, policy, { ...this.options.build, previous: this.builtById, classifyCache: this.classifyCache });
+    const result = buildCatalog(raw, policy, { ...this.options.build, previous: this.snapshot.toolsById, classifyCache: this.classifyCache });
     const fatal = result.problems.filter((p) => p.fatal);
     if (strict && fatal.length > 0) throw new CatalogBuildError(fatal);
     for (const p of result.problems) logger.warn({ problem: p.message }, 'catalog problem on refresh');
     for (const w of result.warnings) logger.warn({ warning: w }, 'catalog warning');
     const previous = this.snapshot;
-    const next = new CatalogSnapshot(result.tools, tenants, ++this.generation, previous.reusable());
+    const next = new CatalogSnapshot(result.tools, tenants, ++this.generation, previous);
     this.snapshot = next;
-    this.builtById = new Map(result.tools.map((t) => [t.descriptor.toolId, t]));
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     metrics.snapshotBuilds.inc();
     metrics.snapshotBuildSeconds.observe(seconds);
@@ -90,7 +87,7 @@ export class CatalogStore {
     logger.info({ generation: next.generation, tools: next.entries.length, ms: Math.round(seconds * 1000) }, 'catalog snapshot built');
     for (const l of this.listeners) l(next, previous);
     // The list bodies callers were reading, ready again before they ask (compression off the event loop).
-    if (previous.entries.length > 0) setImmediate(() => void next.prepareLike(previous));
+    if (previous.entries.length > 0) setImmediate(() => void next.prepareLike(previous, () => this.snapshot === next));
     return next;
   }
 }

@@ -92,3 +92,38 @@ test('callTool forwards tools/call; unknown tools, bad arguments, timeouts and a
     await source.stop();
   }
 });
+
+test('a re-read reuses unchanged tools as the same objects; unchanged stdio pages come from the page cache', async () => {
+  const ctx = makeCtx();
+  // 2,000 tools (the fixture's 6 and 1,994 generated) in 4 pages of 500: each over the cache's size threshold.
+  const source = createMcpSource(stdioConfig('reuse', ['--tools', '1994', '--page-size', '500']), ctx);
+  try {
+    const counter = await startCounting(source);
+    const refreshes = () => ctx.log.entries().filter((e) => e.event === 'refresh');
+    const before = new Map(source.tools().map((t) => [t.toolId, t]));
+
+    // A re-read of an unchanged list: every page from the cache, every tool reused, no change reported.
+    const c0 = counter.changes();
+    await source.callTool('fixture_control', { action: 'notify' });
+    await waitFor(() => refreshes().length >= 2, 5000, 'second read');
+    const second = refreshes()[1] as { reusedTools: number; toolCount: number; changed: boolean; pageCache: { hits: number; misses: number }; pages: number };
+    assert.equal(second.changed, false);
+    assert.equal(second.reusedTools, second.toolCount);
+    assert.equal(second.pageCache.hits, second.pages, 'every page of the second read from the cache');
+    assert.equal(counter.changes(), c0);
+
+    // One tool added (it shifts every page): the pages are parsed again, the old tools still reused.
+    const changed = counter.next();
+    await source.callTool('fixture_control', { action: 'add', name: 'newcomer', description: 'a new tool' });
+    await changed;
+    const third = refreshes().at(-1) as { reusedTools: number; toolCount: number; changed: boolean };
+    assert.equal(third.changed, true);
+    assert.equal(third.toolCount, before.size + 1);
+    assert.equal(third.reusedTools, before.size);
+    const after = source.tools();
+    assert.equal(after.find((t) => t.toolId === 'mcp:reuse.newcomer')?.description, 'a new tool');
+    for (const t of after) if (t.toolId !== 'mcp:reuse.newcomer') assert.equal(t, before.get(t.toolId), `${t.toolId} is the same object`);
+  } finally {
+    await source.stop();
+  }
+});

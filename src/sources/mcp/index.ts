@@ -30,7 +30,8 @@ import type { RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool
 import type { SourceContext } from '../source-context.js';
 import { withDefaults, type McpSourceConfig, type ResolvedMcpOptions } from './config-schema.js';
 import { Redactor, SECRET_NAME, displayUrl } from './redact.js';
-import { ToolCollector, showName } from './tool-filter.js';
+import { attachLineCache, type CachingLineReader } from './stdio-lines.js';
+import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
 
 export { mcpSourceConfigSchema, MCP_DEFAULTS, withDefaults } from './config-schema.js';
 export type { McpSourceConfig, McpStdioConfig, McpHttpConfig, McpBackoffConfig, ResolvedMcpOptions } from './config-schema.js';
@@ -86,6 +87,8 @@ interface Conn {
   burstStart?: number;
   pinging: boolean;
   stderrLines: number;
+  /** The stdio line reader's page cache, when attached. */
+  lines?: CachingLineReader;
 }
 
 interface ReadResult {
@@ -132,7 +135,8 @@ class McpSource implements McpToolSource {
   private state: SourceState = 'connecting';
   private list: readonly RawTool[] = [];
   private names = new Set<string>();
-  private fingerprint = '[]';
+  /** The last applied read's entries and tools, for the next read to reuse. */
+  private collected: ReadonlyMap<string, CollectedTool> = new Map();
   private lastRefresh?: string;
   private lastError?: string;
   private lastIssuesKey = '';
@@ -282,7 +286,9 @@ class McpSource implements McpToolSource {
         cwd: path.resolve(this.ctx.configDir, config.cwd ?? '.'),
         stderr: 'pipe',
       });
+      const lines = attachLineCache(transport);
       const conn = this.newConn(seq, 'stdio', transport);
+      conn.lines = lines;
       this.drainStderr(conn, transport.stderr as Readable | null);
       await this.handshake(conn, deadline);
       return conn;
@@ -420,7 +426,7 @@ class McpSource implements McpToolSource {
     const previousError = this.lastError;
     this.lastError = `${phase}: ${message}`;
     this.ctx.metrics.sourceFailures.inc({ source: this.id });
-    const dropped = !this.opts.keepStaleTools && this.apply([], []);
+    const dropped = !this.opts.keepStaleTools && this.apply(new ToolCollector(this.serverId, this.opts));
     this.state = this.list.length > 0 ? 'stale' : 'failed';
     if (dropped) this.notify();
     // The first failure of a run (and any new error) warns; the same error on
@@ -528,28 +534,30 @@ class McpSource implements McpToolSource {
 
     if (timedOut) {
       // A hang mid-read: serve the partial list only if there is nothing better.
-      const used = this.list.length === 0 && this.apply(collector.tools, collector.names);
+      const used = this.list.length === 0 && this.apply(collector);
       this.fail(conn, new Error(truncated), 'tools/list');
       if (used) this.notify();
       return;
     }
-    const changed = this.apply(collector.tools, collector.names);
+    const changed = this.apply(collector);
     this.lastRefresh = new Date().toISOString();
     this.lastError = truncated;
     this.state = 'connected';
     this.ctx.metrics.sourceRefreshes.inc({ source: this.id });
     const level = changed || reason !== 'periodic' ? 'info' : 'debug';
-    this.log[level]({ event: 'refresh', reason, toolCount: collector.size, pages, ms, changed }, 'mcp tool list read');
+    const reusedTools = collector.reused.size;
+    this.log[level]({ event: 'refresh', reason, toolCount: collector.size, reusedTools, pages, ms, changed, pageCache: conn.lines?.stats }, 'mcp tool list read');
     if (changed) this.notify();
   }
 
   private async readAllPages(conn: Conn): Promise<ReadResult> {
     const { maxPages, maxTools, pageTimeoutMs } = this.opts;
-    const collector = new ToolCollector(this.serverId, this.opts);
+    const collector = new ToolCollector(this.serverId, this.opts, this.collected);
     const cursors = new Set<string>();
     let cursor: string | undefined;
     let pages = 0;
     let index = 0;
+    conn.lines?.startRead();
     for (;;) {
       if (pages >= maxPages) return { collector, pages, truncated: `more than maxPages (${maxPages}) pages`, timedOut: false };
       let page: Record<string, unknown>;
@@ -582,6 +590,7 @@ class McpSource implements McpToolSource {
       cursors.add(next);
       cursor = next;
     }
+    conn.lines?.endRead();
     return { collector, pages, timedOut: false };
   }
 
@@ -592,9 +601,10 @@ class McpSource implements McpToolSource {
   private scrubSecrets(collector: ToolCollector): void {
     if (this.redactor.size === 0) return;
     collector.tools.forEach((tool, i) => {
+      if (collector.reused.has(i)) return; // scrubbed when it was first read
       const { value, hit } = this.redactor.scrub(tool);
       if (!hit) return;
-      collector.tools[i] = value;
+      collector.replace(i, value);
       collector.issues.push(`tool ${showName(collector.names[i])}: a configured secret value was redacted from its description or schema`);
     });
   }
@@ -614,11 +624,14 @@ class McpSource implements McpToolSource {
     }
   }
 
-  /** Replaces the served list; true when it changed. */
-  private apply(tools: RawTool[], names: string[]): boolean {
-    const fingerprint = JSON.stringify(tools);
-    if (fingerprint === this.fingerprint) return false;
-    this.fingerprint = fingerprint;
+  /**
+   * Replaces the served list; true when it changed. Unchanged tools are the
+   * previous read's objects (ToolCollector), so comparing is an identity check.
+   */
+  private apply(collector: ToolCollector): boolean {
+    const { tools, names } = collector;
+    this.collected = collector.collected;
+    if (tools.length === this.list.length && tools.every((t, i) => t === this.list[i])) return false;
     this.list = Object.freeze(tools);
     this.names = new Set(names);
     this.ctx.metrics.sourceTools.set({ source: this.id }, tools.length);

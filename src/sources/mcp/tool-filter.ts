@@ -5,8 +5,15 @@
 // entry. Annotations and any other self-description are never read, apart
 // from a display title; classification is the host's (RawTool.derived stays
 // undefined).
+//
+// A re-read reuses what it can (issue "Benchmarks": a refresh must not redo
+// work for unchanged tools): an entry equal to the previous read's entry of
+// the same name yields the previous RawTool object itself, so everything
+// downstream (the source's change check, the catalog's rebuild) sees an
+// unchanged tool as the same object and stops at an identity check.
 import type { JsonObject } from '../../contract/descriptor.js';
 import { MCP_TOOL_NAME_PATTERN, formatToolId } from '../../contract/tool-id.js';
+import { sameJson } from '../../util/same-json.js';
 import type { RawTool } from '../raw-tool.js';
 
 export const MAX_TITLE_LENGTH = 256;
@@ -42,7 +49,11 @@ export function deeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-/** A bounded, detached copy of a schema, or a reason it is left out. */
+/**
+ * The schema if it is within bounds, or a reason it is left out. The value
+ * is kept as it is, not copied: it is JSON the transport has just parsed,
+ * referenced by nothing else, and never changed in place by the host.
+ */
 export function boundSchema(value: unknown, limits: ToolLimits): { schema: JsonObject } | { reason: string } {
   if (!isPlainObject(value)) return { reason: `is not a JSON object (${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value})` };
   if (deeperThan(value, limits.maxSchemaDepth)) return { reason: `nests deeper than ${limits.maxSchemaDepth} levels` };
@@ -55,7 +66,7 @@ export function boundSchema(value: unknown, limits: ToolLimits): { schema: JsonO
   if (json === undefined) return { reason: 'is not serializable' };
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > limits.maxSchemaBytes) return { reason: `is ${bytes} bytes, over the ${limits.maxSchemaBytes} byte limit` };
-  return { schema: JSON.parse(json) as JsonObject };
+  return { schema: value as JsonObject };
 }
 
 /** A printable, bounded rendering of an untrusted name for warnings. */
@@ -64,20 +75,34 @@ export function showName(name: unknown): string {
   return truncateText(s, 80);
 }
 
+/** What one read made of one entry: kept for the next read to reuse. */
+export interface CollectedTool {
+  readonly entry: Record<string, unknown>;
+  tool: RawTool;
+  readonly issues: readonly string[];
+}
+
 /**
  * Collects RawTools from `tools/list` pages of one server, in listing order.
  * `issues` holds one line per skipped entry or dropped part, for warnings.
+ * Given the previous read's `collected`, an unchanged entry (the same object,
+ * or equal JSON) gives back the previous RawTool object.
  */
 export class ToolCollector {
   readonly tools: RawTool[] = [];
   /** MCP tool name for each collected tool, same order as `tools`. */
   readonly names: string[] = [];
   readonly issues: string[] = [];
+  /** By MCP tool name: what the next read may reuse. */
+  readonly collected = new Map<string, CollectedTool>();
+  /** Positions in `tools` of tools reused from the previous read. */
+  readonly reused = new Set<number>();
   private readonly seen = new Set<string>();
 
   constructor(
     private readonly serverId: string,
     private readonly limits: ToolLimits,
+    private readonly previous?: ReadonlyMap<string, CollectedTool>,
   ) {}
 
   get size(): number {
@@ -105,6 +130,32 @@ export class ToolCollector {
     }
     this.seen.add(name);
 
+    const prior = this.previous?.get(name);
+    if (prior !== undefined && (prior.entry === entry || sameJson(prior.entry, entry))) {
+      this.reused.add(this.tools.length);
+      this.keep(name, prior);
+      return;
+    }
+    const issues: string[] = [];
+    const tool = this.collect(entry, name, toolId, issues);
+    this.keep(name, { entry, tool, issues });
+  }
+
+  private keep(name: string, c: CollectedTool): void {
+    this.collected.set(name, c);
+    for (const issue of c.issues) this.issues.push(issue);
+    this.tools.push(c.tool);
+    this.names.push(name);
+  }
+
+  /** Replaces the tool at `index` (a redacted copy), for this read and the next one's reuse. */
+  replace(index: number, tool: RawTool): void {
+    this.tools[index] = tool;
+    const c = this.collected.get(this.names[index]);
+    if (c !== undefined) c.tool = tool;
+  }
+
+  private collect(entry: Record<string, unknown>, name: string, toolId: string, issues: string[]): RawTool {
     const tool: RawTool = { source: 'mcp', toolId, origin: `mcp server ${this.serverId}` };
 
     // Display title only: tool.title, else annotations.title. Nothing else
@@ -116,10 +167,10 @@ export class ToolCollector {
     if (typeof entry.description === 'string') {
       if (entry.description !== '') tool.description = truncateText(entry.description, this.limits.maxDescriptionLength);
       if (entry.description.length > this.limits.maxDescriptionLength && tool.description !== entry.description) {
-        this.issues.push(`tool ${showName(name)}: description truncated to ${this.limits.maxDescriptionLength} characters`);
+        issues.push(`tool ${showName(name)}: description truncated to ${this.limits.maxDescriptionLength} characters`);
       }
     } else if (entry.description !== undefined) {
-      this.issues.push(`tool ${showName(name)}: description left out (not a string)`);
+      issues.push(`tool ${showName(name)}: description left out (not a string)`);
     }
 
     for (const key of ['inputSchema', 'outputSchema'] as const) {
@@ -127,17 +178,20 @@ export class ToolCollector {
       if (value === undefined) continue;
       const bounded = boundSchema(value, this.limits);
       if ('schema' in bounded) tool[key] = bounded.schema;
-      else this.issues.push(`tool ${showName(name)}: ${key} left out, it ${bounded.reason}`);
+      else issues.push(`tool ${showName(name)}: ${key} left out, it ${bounded.reason}`);
     }
 
-    this.tools.push(tool);
-    this.names.push(name);
+    return tool;
   }
 
   /** Drops the last collected tool (used when a bound is exceeded). */
   pop(): void {
     const name = this.names.pop();
     this.tools.pop();
-    if (name !== undefined) this.seen.delete(name);
+    this.reused.delete(this.tools.length);
+    if (name !== undefined) {
+      this.seen.delete(name);
+      this.collected.delete(name);
+    }
   }
 }

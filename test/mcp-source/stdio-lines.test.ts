@@ -1,0 +1,130 @@
+// The stdio line reader with its page cache (src/sources/mcp/stdio-lines.ts)
+// against the SDK's own ReadBuffer: for any stream of messages, however the
+// bytes are chunked, it must yield exactly the messages the SDK would, while
+// answering repeated large pages from its cache.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CACHE_MIN_BYTES, CachingLineReader, splitId } from '../../src/sources/mcp/stdio-lines.js';
+
+type Shape = 'sdk' | 'python' | 'id-first' | 'spaced';
+
+/** A response line as different servers write it: the SDK (id last), Python (jsonrpc, id, result), others. */
+function line(result: unknown, id: number, shape: Shape): string {
+  switch (shape) {
+    case 'sdk':
+      return serializeMessage({ result, jsonrpc: '2.0', id } as JSONRPCMessage);
+    case 'python':
+      return `${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`;
+    case 'id-first':
+      return `${JSON.stringify({ id, jsonrpc: '2.0', result })}\n`;
+    case 'spaced':
+      return `${JSON.stringify({ result, jsonrpc: '2.0', id }, null, 1).replace(/\n/g, ' ')}\r\n`;
+  }
+}
+
+/** Pages of tools: some large enough to be cached, some holding nested `"id":` members meant to mislead. */
+const pageArb = fc.record({
+  tools: fc.array(
+    fc.record({
+      name: fc.string({ maxLength: 12 }),
+      description: fc.oneof(fc.string({ maxLength: 20 }), fc.nat({ max: 3 * CACHE_MIN_BYTES }).map((n) => 'd'.repeat(n))),
+      inputSchema: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.nat({ max: 99 }).map((id) => ({ type: 'object', const: { id } }))),
+    }),
+    { maxLength: 4 },
+  ),
+  tail: fc.option(fc.nat({ max: 99 }).map((id) => ({ id })), { nil: undefined }),
+});
+
+function feed(reader: { append(b: Buffer): void; readMessage(): JSONRPCMessage | null }, bytes: Buffer, cuts: number[]): JSONRPCMessage[] {
+  const out: JSONRPCMessage[] = [];
+  let from = 0;
+  for (const cut of [...cuts.filter((c) => c > 0 && c < bytes.length).sort((a, b) => a - b), bytes.length]) {
+    if (cut <= from) continue;
+    reader.append(bytes.subarray(from, cut));
+    from = cut;
+    for (let m = reader.readMessage(); m !== null; m = reader.readMessage()) out.push(m);
+  }
+  return out;
+}
+
+test('yields what the SDK ReadBuffer yields, for any messages and any chunking (property)', () => {
+  fc.assert(
+    fc.property(
+      fc.array(pageArb, { minLength: 1, maxLength: 3 }),
+      fc.array(fc.record({ page: fc.nat(), id: fc.nat({ max: 10_000_000 }), shape: fc.constantFrom<Shape>('sdk', 'python', 'id-first', 'spaced') }), { minLength: 1, maxLength: 8 }),
+      fc.array(fc.nat(), { maxLength: 12 }),
+      (pages, sends, cutSeeds) => {
+        const text = sends.map((s) => line(pages[s.page % pages.length], s.id, s.shape)).join('') + `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n`;
+        const bytes = Buffer.from(text);
+        const cuts = cutSeeds.map((c) => c % bytes.length);
+        const expected = feed(new ReadBuffer({ maxBufferSize: 64 * 2 ** 20 }), bytes, cuts);
+        const reader = new CachingLineReader(64 * 2 ** 20);
+        const got = feed(reader, bytes, cuts);
+        assert.deepStrictEqual(got, expected);
+        assert.equal(got.length, sends.length + 1);
+      },
+    ),
+    { numRuns: 150 },
+  );
+});
+
+test('a repeated large page is parsed once: later copies come from the cache with their own id', () => {
+  const result = { tools: [{ name: 'big', description: 'x'.repeat(CACHE_MIN_BYTES), inputSchema: { type: 'object' } }], nextCursor: '2' };
+  const reader = new CachingLineReader();
+  const first = feed(reader, Buffer.from(line(result, 7, 'sdk')), []);
+  const second = feed(reader, Buffer.from(line(result, 12345, 'sdk')), [100, 5000]);
+  assert.deepEqual(reader.stats, { hits: 1, misses: 1 });
+  assert.equal((first[0] as { id: number }).id, 7);
+  assert.equal((second[0] as { id: number }).id, 12345);
+  // The very same parsed page: the MCP source then reuses its tools by identity.
+  assert.equal((second[0] as { result: unknown }).result, (first[0] as { result: unknown }).result);
+
+  // One byte different: parsed again.
+  const changed = { ...result, nextCursor: '3' };
+  const third = feed(reader, Buffer.from(line(changed, 8, 'sdk')), []);
+  assert.equal((third[0] as { result: { nextCursor: string } }).result.nextCursor, '3');
+  assert.deepEqual(reader.stats, { hits: 1, misses: 2 });
+
+  // After a complete read that saw only the changed page, the old one is forgotten.
+  reader.startRead();
+  feed(reader, Buffer.from(line(changed, 9, 'sdk')), []);
+  reader.endRead();
+  feed(reader, Buffer.from(line(result, 10, 'sdk')), []);
+  assert.deepEqual(reader.stats, { hits: 2, misses: 3 });
+});
+
+test('a trailing number that is not the id is never substituted', () => {
+  // `n` is the last member and equals the id in the first line: only the id's
+  // own place may vary. (The SDK refuses such messages; so must the reader.)
+  const big = { tools: [{ name: 'big', description: 'x'.repeat(CACHE_MIN_BYTES) }] };
+  const text = (id: number, n: number) => `${JSON.stringify({ jsonrpc: '2.0', id, result: big, n })}\n`;
+  const outcome = (reader: { append(b: Buffer): void; readMessage(): JSONRPCMessage | null }, t: string) => {
+    try {
+      return feed(reader, Buffer.from(t), []);
+    } catch (err) {
+      return `throws ${(err as Error).name}`;
+    }
+  };
+  const sdk = new ReadBuffer();
+  const ours = new CachingLineReader();
+  for (const t of [text(5, 5), text(5, 6), text(6, 5)]) assert.deepStrictEqual(outcome(ours, t), outcome(sdk, t));
+});
+
+test('splitId finds only a top-level id', () => {
+  const nested = Buffer.from('{"result":{"tools":[],"x":{"id":5}},"jsonrpc":"2.0"}');
+  assert.equal(splitId(nested), undefined);
+  const last = splitId(Buffer.from('{"result":{"tools":[{"id":5}]},"jsonrpc":"2.0","id":42}'));
+  assert.equal(last?.id, 42);
+  const head = splitId(Buffer.from('{"jsonrpc":"2.0","id":3,"result":{"x":{"id":9}}}'));
+  assert.equal(head?.id, 3);
+  assert.equal(splitId(Buffer.from('{"result":{},"id":"abc"}')), undefined, 'string ids are not substituted');
+  assert.equal(splitId(Buffer.from('{"result":{},"jsonrpc":"2.0","id":007}')), undefined, 'not a JSON number');
+});
+
+test('the size limit of the SDK reader holds', () => {
+  const reader = new CachingLineReader(1000);
+  assert.throws(() => reader.append(Buffer.alloc(1001, 0x20)), /maximum size of 1000 bytes/);
+});
