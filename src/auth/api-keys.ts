@@ -1,7 +1,7 @@
 // API keys (issue 2 item 4): the config holds only SHA-256 hashes, the
 // presented key is hashed and compared in constant time, with optional expiry
 // and revocation.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import { principalKey, type AuthOutcome, type Principal } from './principal.js';
 
 export const KEY_HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
@@ -82,7 +82,8 @@ export class ApiKeyStore {
   }
 
   verify(token: string, nowMs = Date.now()): AuthOutcome {
-    const digest = createHash('sha256').update(token, 'utf8').digest();
+    // One-shot hash: no Hash object per request (about 20 µs a request in the benchmark's profile).
+    const digest = hash('sha256', token, 'buffer');
     // The map is keyed by the digest, which reveals nothing about the key; the
     // final comparison is still constant-time so no byte-by-byte early exit exists.
     const stored = this.keys.get(digest.toString('hex'));

@@ -34,7 +34,12 @@ export class ContractError extends Error {
     readonly details?: Record<string, unknown>,
     readonly headers: Record<string, string> = {},
   ) {
+    // A refusal is an answer, not a fault: no stack trace to capture (a
+    // quarter of the 401 path's time in the benchmark's profile).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.status = ERROR_STATUS[code];
   }
   toBody(): ErrorBody {

@@ -43,13 +43,15 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     },
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style, not async: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('openwop-version', PROTOCOL_VERSION);
     const asked = request.headers[PROTOCOL_HEADER];
     if (!isServedVersion(Array.isArray(asked) ? asked[0] : asked)) {
       sendError(reply, 'protocol_version_unsupported', `protocol version ${String(asked)} is not served`, { protocolVersions: [PROTOCOL_VERSION] });
-      return reply;
+      return;
     }
+    done();
   });
 
   // Audit line per route, global bound on health and discovery (docs/auth.md); before any route.

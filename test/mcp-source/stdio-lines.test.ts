@@ -85,7 +85,7 @@ test('a repeated large page is parsed once: later copies come from the cache wit
   // One byte different: parsed again.
   const changed = { ...result, nextCursor: '3' };
   const third = feed(reader, Buffer.from(line(changed, 8, 'sdk')), []);
-  assert.equal((third[0] as { result: { nextCursor: string } }).result.nextCursor, '3');
+  assert.equal((third[0] as unknown as { result: { nextCursor: string } }).result.nextCursor, '3');
   assert.deepEqual(reader.stats, { hits: 1, misses: 2 });
 
   // After a complete read that saw only the changed page, the old one is forgotten.
