@@ -78,3 +78,25 @@ test('a missing step on a configured MCP server withholds the workflow without f
   assert.equal(built.tools.length, 0);
   assert.match(built.warnings[0], /withheld/);
 });
+
+test('a rebuild given the same RawTool objects keeps their tools, and says their problems and warnings again', () => {
+  const shell = mcp('shell');
+  const leaky: RawTool = { ...mcp('leaky'), inputSchema: { type: 'object', properties: { k: { type: 'string', default: 'Bearer abcdefgh12345678' } } } };
+  const plain = mcp('plain');
+  const policy = new Policy({ rules: [{ match: 'mcp:srv.shell', safetyTier: 'exec' }] });
+  const first = buildCatalog([shell, leaky, plain], policy);
+  const previous = new Map(first.tools.map((t) => [t.descriptor.toolId, t]));
+  const changed: RawTool = { ...plain, description: 'now described' };
+  const second = buildCatalog([shell, leaky, changed], policy, { previous });
+  for (const t of second.tools) {
+    const before = previous.get(t.descriptor.toolId)!;
+    if (t.raw === changed) assert.notEqual(t, before);
+    else assert.equal(t, before, `${t.descriptor.toolId} reused as it was`);
+  }
+  assert.equal(second.tools.find((t) => t.raw === changed)?.descriptor.description, 'now described');
+  assert.deepEqual(second.problems, first.problems, 'the refused exec tier is reported on every build');
+  assert.deepEqual(second.warnings, first.warnings, 'so is the removed credential');
+  assert.equal(first.problems.length, 1);
+  assert.equal(first.warnings.length, 1);
+  assert.equal(second.tools.find((t) => t.raw === shell)?.descriptor.safetyTier, 'write');
+});
