@@ -87,6 +87,15 @@ export class Body {
     return this._bytes;
   }
 
+  /**
+   * Replaces the bytes with an equal copy held elsewhere (a slice of a list
+   * body), so the two are stored once. Equal content, so nothing a reader
+   * can see changes: the ETag and compressed forms stay as they are.
+   */
+  rebase(bytes: Buffer): void {
+    if (this._bytes !== undefined && bytes.equals(this._bytes)) this._bytes = bytes;
+  }
+
   /** True when the bytes exist already (a lazy body that was never sent has none). */
   get built(): boolean {
     return this._bytes !== undefined;

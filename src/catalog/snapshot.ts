@@ -6,9 +6,9 @@
 // first use; their strong ETag is derived from the entries' ETags, so a view
 // can be revalidated or compared (the MCP front door does, on every swap)
 // without building its bytes.
-import { createHash } from 'node:crypto';
 import type { CompactToolDescriptor } from '../contract/descriptor.js';
 import { Body, type Encoding } from './body.js';
+import { type Kind, ListBodies } from './list-body.js';
 import { type BuiltTool, takeReusedFrom } from './build.js';
 import { compactDescriptor } from './compact-descriptor.js';
 import { descriptorJson } from './describe.js';
@@ -51,43 +51,6 @@ class Entry implements ToolEntry {
   }
 }
 
-type Kind = 'standard' | 'compact';
-
-const FRAME: Record<Kind, { open: Buffer; close: Buffer }> = {
-  standard: { open: Buffer.from('['), close: Buffer.from(']') },
-  compact: { open: Buffer.from('{"tools":['), close: Buffer.from(']}') },
-};
-const COMMA = Buffer.from(',');
-
-/** `[e1,e2,...]` or `{"tools":[e1,e2,...]}` from the entries' bytes. */
-function joinEntries(entries: readonly ToolEntry[], kind: Kind, length: number): Buffer {
-  const { open, close } = FRAME[kind];
-  const parts: Buffer[] = [open];
-  for (let i = 0; i < entries.length; i++) {
-    if (i > 0) parts.push(COMMA);
-    parts.push(entries[i][kind].bytes);
-  }
-  parts.push(close);
-  return Buffer.concat(parts, length);
-}
-
-/**
- * A list body: its ETag hashes the kind and every entry's ETag in order (the
- * bytes are a function of exactly those), its bytes are joined on first use.
- */
-function listBody(entries: readonly ToolEntry[], kind: Kind): Body {
-  const tags = new Array<string>(entries.length);
-  const { open, close } = FRAME[kind];
-  let size = open.length + close.length + Math.max(0, entries.length - 1);
-  for (let i = 0; i < entries.length; i++) {
-    const body = entries[i][kind];
-    tags[i] = body.etag;
-    size += body.size;
-  }
-  const etag = `"${createHash('sha256').update(`list:${kind}:${entries.length}:`).update(tags.join('')).digest('base64url').slice(0, 32)}"`;
-  return new Body(() => joinEntries(entries, kind, size), etag, size);
-}
-
 /** What one visibility set (tenant plus relevant scopes) sees. */
 export class CallerView {
   private standardList?: Body;
@@ -95,14 +58,15 @@ export class CallerView {
   constructor(
     readonly ids: ReadonlySet<string>,
     readonly entries: readonly ToolEntry[],
+    private readonly lists: ListBodies,
   ) {}
   /** GET /tools: a bare array. */
   get standard(): Body {
-    return (this.standardList ??= listBody(this.entries, 'standard'));
+    return (this.standardList ??= this.lists.bodyFor(this.entries, 'standard'));
   }
   /** GET /tools?view=compact: `{ "tools": [...] }`. */
   get compact(): Body {
-    return (this.compactList ??= listBody(this.entries, 'compact'));
+    return (this.compactList ??= this.lists.bodyFor(this.entries, 'compact'));
   }
   /** The list bodies made so far, with the encodings made for each (what a successor snapshot should prepare). */
   used(): { kind: Kind; encodings: Encoding[] }[] {
@@ -126,6 +90,8 @@ export class CatalogSnapshot {
   /** The view of a caller object already asked about (principals are long-lived objects): no key to build per request. */
   private readonly callerViews = new WeakMap<Caller, CallerView>();
   private names?: McpNameMap;
+  /** List bodies, shared by views that list the same entries. */
+  private readonly lists: ListBodies;
 
   constructor(
     readonly tools: readonly BuiltTool[],
@@ -157,6 +123,7 @@ export class CatalogSnapshot {
     this.byId = byId;
     this.builtById = builtById;
     this.relevantScopes = relevantScopes;
+    this.lists = new ListBodies(entries.length);
   }
 
   /** The tools by toolId (what the next build may reuse). */
@@ -185,7 +152,7 @@ export class CatalogSnapshot {
     if (known) return known.view;
     const tenant = this.tenants.get(tenantId);
     const ids = tenant ? visibleToolIds(this.tools, this.builtById, tenant, new Set(scopes)) : new Set<string>();
-    const view = new CallerView(ids, this.entries.filter((e) => ids.has(e.tool.descriptor.toolId)));
+    const view = new CallerView(ids, this.entries.filter((e) => ids.has(e.tool.descriptor.toolId)), this.lists);
     if (this.views.size >= MAX_MEMOIZED_VIEWS) this.views.delete(this.views.keys().next().value as string);
     this.views.set(key, { view, tenant: tenantId, scopes });
     return view;

@@ -109,3 +109,49 @@ test('a rebuild reuses unchanged tools and rebuilds changed ones', async () => {
     first = next;
   }
 });
+
+test('views listing the same tools share one list body; entries are stored once, inside the list of every tool', async () => {
+  let list = [0, 1, 2, 3].map((i) => {
+    const t = makeTool(i, 4, 0);
+    return { source: 'mcp', toolId: `mcp:s.${t.name}`, origin: 'test', description: t.description, inputSchema: t.inputSchema } as RawTool;
+  });
+  const source: ToolSource = { id: 'mcp:s', kind: 'mcp', start: async () => {}, tools: () => list, health: () => ({ id: 'mcp:s', kind: 'mcp', state: 'connected', toolCount: list.length }), stop: async () => {} };
+  const tenants = new Map([
+    ['a', compileTenant('a', ['*'])],
+    ['b', compileTenant('b', ['mcp:s.*'])],
+    ['c', compileTenant('c', [list[0].toolId])],
+  ]);
+  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants, logger: pino({ level: 'silent' }), metrics: createMetrics(false) });
+  const first = store.initialBuild();
+  const view = (s: typeof first, tenant: string) => s.viewFor({ tenant, scopes: new Set() });
+  const expectedJson = (s: typeof first) => `[${s.entries.map((e) => JSON.stringify(e.tool.descriptor)).join(',')}]`;
+
+  for (const kind of ['standard', 'compact'] as const) {
+    assert.equal(view(first, 'a')[kind], view(first, 'b')[kind], `${kind}: one body for two views of every tool`);
+    assert.notEqual(view(first, 'c')[kind], view(first, 'a')[kind]);
+    const all = view(first, 'a')[kind].bytes;
+    for (const e of first.entries) assert.equal(e[kind].bytes.buffer, all.buffer, `${kind}: the entry's bytes are a slice of the list`);
+  }
+  assert.equal(view(first, 'a').standard.bytes.toString(), expectedJson(first));
+  assert.deepEqual(JSON.parse(view(first, 'c').standard.bytes.toString()), [first.entries[0].tool.descriptor]);
+
+  // A refresh: unchanged entries move onto the new list once it is joined; every byte stays the same.
+  const before = first.entries.map((e) => e.standard.bytes.toString());
+  const changed = first.entries[2].tool.descriptor.toolId;
+  list = list.map((r) => (r.toolId === changed ? { ...r, description: 'changed' } : r));
+  const next = await new Promise<typeof first>((resolve) => {
+    const off = store.onSwap((n) => {
+      off();
+      resolve(n);
+    });
+    store.scheduleRebuild();
+  });
+  const all = view(next, 'a').standard.bytes;
+  assert.equal(all.toString(), expectedJson(next));
+  next.entries.forEach((e, i) => {
+    assert.equal(e.standard.bytes.buffer, all.buffer);
+    if (i !== 2) assert.equal(e.standard.bytes.toString(), before[i]);
+  });
+  assert.match(next.entries[2].standard.bytes.toString(), /"description":"changed"/);
+  assert.equal(view(first, 'a').standard.bytes.toString(), `[${before.join(',')}]`, 'the old snapshot still answers its own bytes');
+});

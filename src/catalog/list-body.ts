@@ -1,0 +1,82 @@
+// The list bodies of a snapshot (GET /tools, standard and compact): the
+// entries' bytes joined, never serialized again (issue 8: serialize once).
+//
+// Memory: a 10,000-tool catalog holds 56 MB of entry bytes, and a tenant that
+// sees every tool has list bodies of the same bytes again. When a list of
+// every entry is joined, the entries' bodies are moved onto slices of it
+// (`Body.rebase`: same bytes, so nothing observable changes), and their own
+// buffers, or the previous snapshot's list, are freed. Views listing the same
+// entries (two tenants that both see everything) share one body.
+import { createHash } from 'node:crypto';
+import { Body } from './body.js';
+
+export type Kind = 'standard' | 'compact';
+
+/** What a list body is made of: one of the entry's bodies per kind. */
+export type Listed = Readonly<Record<Kind, Body>>;
+
+const FRAME: Record<Kind, { open: Buffer; close: Buffer }> = {
+  standard: { open: Buffer.from('['), close: Buffer.from(']') },
+  compact: { open: Buffer.from('{"tools":['), close: Buffer.from(']}') },
+};
+const COMMA = Buffer.from(',');
+
+/** `[e1,e2,...]` or `{"tools":[e1,e2,...]}` from the entries' bytes. */
+function joinEntries(entries: readonly Listed[], kind: Kind, length: number): Buffer {
+  const { open, close } = FRAME[kind];
+  const parts: Buffer[] = [open];
+  for (let i = 0; i < entries.length; i++) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(entries[i][kind].bytes);
+  }
+  parts.push(close);
+  return Buffer.concat(parts, length);
+}
+
+/** Points every entry's body at its own bytes inside the joined list. */
+function rebaseOnto(entries: readonly Listed[], kind: Kind, list: Buffer): void {
+  let offset = FRAME[kind].open.length;
+  for (let i = 0; i < entries.length; i++) {
+    const body = entries[i][kind];
+    body.rebase(list.subarray(offset, offset + body.size));
+    offset += body.size + COMMA.length;
+  }
+}
+
+export class ListBodies {
+  private readonly byTag = new Map<string, Body>();
+
+  /** `all`: how many entries the snapshot has (a list of that many is a list of every entry). */
+  constructor(private readonly all: number) {}
+
+  /**
+   * The list body of these entries: its ETag hashes the kind and every
+   * entry's ETag in order (the bytes are a function of exactly those), its
+   * bytes are joined on first use.
+   */
+  bodyFor(entries: readonly Listed[], kind: Kind): Body {
+    const tags = new Array<string>(entries.length);
+    const { open, close } = FRAME[kind];
+    let size = open.length + close.length + Math.max(0, entries.length - 1);
+    for (let i = 0; i < entries.length; i++) {
+      const body = entries[i][kind];
+      tags[i] = body.etag;
+      size += body.size;
+    }
+    const etag = `"${createHash('sha256').update(`list:${kind}:${entries.length}:`).update(tags.join('')).digest('base64url').slice(0, 32)}"`;
+    const known = this.byTag.get(etag);
+    if (known !== undefined) return known;
+    const everything = entries.length === this.all && entries.length > 0;
+    const body = new Body(
+      () => {
+        const bytes = joinEntries(entries, kind, size);
+        if (everything) rebaseOnto(entries, kind, bytes);
+        return bytes;
+      },
+      etag,
+      size,
+    );
+    this.byTag.set(etag, body);
+    return body;
+  }
+}
