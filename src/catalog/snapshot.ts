@@ -80,6 +80,13 @@ export class CallerView {
 
 const MAX_MEMOIZED_VIEWS = 4096;
 
+function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class CatalogSnapshot {
   readonly entries: readonly ToolEntry[];
   readonly byId: ReadonlyMap<string, ToolEntry>;
@@ -90,6 +97,8 @@ export class CatalogSnapshot {
   /** The view of a caller object already asked about (principals are long-lived objects): no key to build per request. */
   private readonly callerViews = new WeakMap<Caller, CallerView>();
   private names?: McpNameMap;
+  /** Visible id sets by view key, from a previous snapshot whose visibility this one repeats. */
+  private readonly inherited?: ReadonlyMap<string, ReadonlySet<string>>;
   /** List bodies, shared by views that list the same entries. */
   private readonly lists: ListBodies;
 
@@ -101,13 +110,26 @@ export class CatalogSnapshot {
     previous?: CatalogSnapshot,
   ) {
     const entries = new Array<ToolEntry>(tools.length);
-    const byId = new Map<string, ToolEntry>();
-    const builtById = new Map<string, BuiltTool>();
+    // A refresh that changed content only (the same ids in the same order):
+    // start from copies of the previous maps and touch only the changed tools.
+    const prevTools = previous?.tools;
+    const aligned = prevTools !== undefined && prevTools.length === tools.length && tools.every((t, i) => t.descriptor.toolId === prevTools[i].descriptor.toolId);
+    const byId = aligned ? new Map(previous!.byId) : new Map<string, ToolEntry>();
+    const builtById = aligned ? new Map(previous!.builtById) : new Map<string, BuiltTool>();
     const relevantScopes = new Set<string>();
     const reuse = previous?.byId;
+    /** Whether every tool is visible to exactly whom it was visible before (same ids, same scopes and steps). */
+    let sameVisibility = aligned;
     for (let i = 0; i < tools.length; i++) {
       const tool = tools[i];
       const d = tool.descriptor;
+      const scopes = d.auth?.scopes;
+      if (scopes) for (const s of scopes) relevantScopes.add(s);
+      if (aligned && prevTools[i] === tool) {
+        entries[i] = previous!.entries[i];
+        continue;
+      }
+      if (aligned) sameVisibility &&= sameList(scopes, prevTools[i].descriptor.auth?.scopes) && sameList(tool.raw.steps, prevTools[i].raw.steps);
       // The entry of this descriptor, or of the one this tool was rebuilt from with equal content.
       const from = takeReusedFrom(tool);
       const known = reuse?.get(d.toolId);
@@ -116,14 +138,14 @@ export class CatalogSnapshot {
       entries[i] = entry;
       byId.set(d.toolId, entry);
       builtById.set(d.toolId, tool);
-      const scopes = d.auth?.scopes;
-      if (scopes) for (const s of scopes) relevantScopes.add(s);
     }
     this.entries = entries;
     this.byId = byId;
     this.builtById = builtById;
     this.relevantScopes = relevantScopes;
     this.lists = new ListBodies(entries.length);
+    // The visible id sets the previous snapshot computed still hold: keep them (not the old views).
+    if (sameVisibility && previous !== undefined) this.inherited = new Map([...previous.views].map(([key, v]) => [key, v.view.ids]));
   }
 
   /** The tools by toolId (what the next build may reuse). */
@@ -151,8 +173,11 @@ export class CatalogSnapshot {
     const known = this.views.get(key);
     if (known) return known.view;
     const tenant = this.tenants.get(tenantId);
-    const ids = tenant ? visibleToolIds(this.tools, this.builtById, tenant, new Set(scopes)) : new Set<string>();
-    const view = new CallerView(ids, this.entries.filter((e) => ids.has(e.tool.descriptor.toolId)), this.lists);
+    const inherited = this.inherited?.get(key);
+    const ids = inherited ?? (tenant ? visibleToolIds(this.tools, this.builtById, tenant, new Set(scopes)) : new Set<string>());
+    // Ids are in catalog order (visibleToolIds adds them so).
+    const entries = ids.size === this.entries.length ? this.entries : inherited !== undefined ? [...ids].map((id) => this.byId.get(id)!) : this.entries.filter((e) => ids.has(e.tool.descriptor.toolId));
+    const view = new CallerView(ids, entries, this.lists);
     if (this.views.size >= MAX_MEMOIZED_VIEWS) this.views.delete(this.views.keys().next().value as string);
     this.views.set(key, { view, tenant: tenantId, scopes });
     return view;

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { descriptorJson, describeTool, mayHoldCredential } from '../../src/catalog/describe.js';
 import { redactCredentials } from '../../src/catalog/redact.js';
+import { CatalogSnapshot } from '../../src/catalog/snapshot.js';
 import { CatalogStore } from '../../src/catalog/store.js';
 import { compileTenant } from '../../src/catalog/visibility.js';
 import { Policy } from '../../src/classify/policy.js';
@@ -154,4 +155,37 @@ test('views listing the same tools share one list body; entries are stored once,
   });
   assert.match(next.entries[2].standard.bytes.toString(), /"description":"changed"/);
   assert.equal(view(first, 'a').standard.bytes.toString(), `[${before.join(',')}]`, 'the old snapshot still answers its own bytes');
+});
+
+test('a content-only refresh keeps every view as a fresh build would make it; a scope change is never carried over', async () => {
+  const tool = (name: string, extra: Partial<RawTool> = {}): RawTool => ({ source: 'mcp', toolId: `mcp:s.${name}`, origin: 'test', description: name, ...extra });
+  let list = [tool('a'), tool('b', { scopes: ['s1'] }), tool('c', { scopes: ['s1'] })];
+  const source: ToolSource = { id: 'mcp:s', kind: 'mcp', start: async () => {}, tools: () => list, health: () => ({ id: 'mcp:s', kind: 'mcp', state: 'connected', toolCount: list.length }), stop: async () => {} };
+  const tenants = new Map([['t', compileTenant('t', ['*'])], ['u', compileTenant('u', ['mcp:s.b', 'mcp:s.c'])]]);
+  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants, logger: pino({ level: 'silent' }), metrics: createMetrics(false) });
+  const callers = ['t', 'u'].flatMap((tenant) => [[], ['s1'], ['s2']].map((scopes) => ({ tenant, scopes: new Set(scopes) })));
+  const seen = (s: ReturnType<typeof store.current>) => callers.map((c) => s.viewFor(c).entries.map((e) => e.tool.descriptor.toolId));
+  const refresh = () =>
+    new Promise<ReturnType<typeof store.current>>((resolve) => {
+      const off = store.onSwap((n) => {
+        off();
+        resolve(n);
+      });
+      store.scheduleRebuild();
+    });
+  store.initialBuild();
+  seen(store.current());
+
+  list = list.map((r) => (r.toolId === 'mcp:s.a' ? { ...r, description: 'changed' } : r));
+  const contentOnly = await refresh();
+  const fresh = new CatalogSnapshot(contentOnly.tools, tenants, 99);
+  assert.deepEqual(seen(contentOnly), seen(fresh));
+  for (const c of callers) assert.deepEqual(contentOnly.viewFor(c).entries, fresh.viewFor(c).entries.map((e) => contentOnly.byId.get(e.tool.descriptor.toolId)));
+
+  // b needs no scope any more (s1 still matters, for c): callers without s1 now see b.
+  list = list.map((r) => (r.toolId === 'mcp:s.b' ? { ...r, scopes: [] } : r));
+  const scopeChange = await refresh();
+  assert.deepEqual(seen(scopeChange), seen(new CatalogSnapshot(scopeChange.tools, tenants, 99)));
+  assert.ok(scopeChange.viewFor({ tenant: 't', scopes: new Set() }).ids.has('mcp:s.b'), 'b is open to callers without s1');
+  assert.ok(!scopeChange.viewFor({ tenant: 't', scopes: new Set() }).ids.has('mcp:s.c'));
 });

@@ -115,6 +115,15 @@ export class ToolCollector {
       return;
     }
     const name = entry.name;
+    // Unchanged since the last read (the common case of a re-read): its name
+    // passed every check then, and nothing else needs doing.
+    const prior = typeof name === 'string' ? this.previous?.get(name) : undefined;
+    if (prior !== undefined && !this.seen.has(name as string) && (prior.entry === entry || sameJson(prior.entry, entry))) {
+      this.seen.add(name as string);
+      this.reused.add(this.tools.length);
+      this.keep(name as string, prior);
+      return;
+    }
     if (typeof name !== 'string' || !MCP_TOOL_NAME_PATTERN.test(name)) {
       this.issues.push(`tool ${showName(name)} skipped: name outside the MCP tool-name grammar`);
       return;
@@ -130,12 +139,6 @@ export class ToolCollector {
     }
     this.seen.add(name);
 
-    const prior = this.previous?.get(name);
-    if (prior !== undefined && (prior.entry === entry || sameJson(prior.entry, entry))) {
-      this.reused.add(this.tools.length);
-      this.keep(name, prior);
-      return;
-    }
     const issues: string[] = [];
     const tool = this.collect(entry, name, toolId, issues);
     this.keep(name, { entry, tool, issues });
