@@ -120,7 +120,7 @@ async function startToolhost(audit: boolean): Promise<Toolhost> {
   });
   const file = join(dir, 'toolhost.yaml');
   writeFileSync(file, stringify(config));
-  const child = new Child(audit ? 'toolhost(audit)' : 'toolhost', join(HERE, 'toolhost-child.ts'), [file, join(dir, 'toolhost.log')], ['--expose-gc']);
+  const child = new Child(audit ? 'toolhost(audit)' : 'toolhost', join(HERE, 'toolhost-child.ts'), [file, join(dir, 'toolhost.log')], ['--expose-gc', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)]);
   const ready = await child.next<{ type: 'ready'; url: string; tools: number; buildMs: number; startMs: number }>('ready');
   if (ready.tools !== O.tools) throw new Error(`toolhost serves ${ready.tools} tools, expected ${O.tools}`);
   return { child, url: ready.url, controlFile, ready };
