@@ -12,12 +12,17 @@ interface RouteSpec {
   key: string;
   status: number;
   headers: Record<string, string>;
+  /** All of toolhost's response headers (ETag, Cache-Control, Vary, OpenWOP-Version, ...). */
+  contractHeaders: Record<string, string>;
   file?: string;
 }
 
+// --contract-headers: send every header toolhost sends, to size what the contract's headers cost.
+const withContractHeaders = process.argv.includes('--contract-headers');
+
 const specs = JSON.parse(readFileSync(process.argv[2], 'utf8')) as RouteSpec[];
 const routes = new Map<string, { status: number; headers: Record<string, string>; body: Buffer }>();
-for (const s of specs) routes.set(s.key, { status: s.status, headers: s.headers, body: s.file === undefined ? Buffer.alloc(0) : readFileSync(s.file) });
+for (const s of specs) routes.set(s.key, { status: s.status, headers: withContractHeaders ? s.contractHeaders : s.headers, body: s.file === undefined ? Buffer.alloc(0) : readFileSync(s.file) });
 
 const app = Fastify({ logger: false, routerOptions: { maxParamLength: 2048 } });
 app.get('/*', (request, reply) => {

@@ -240,18 +240,23 @@ async function scenarios(host: Toolhost): Promise<{ list: Scenario[]; routes: Ma
 }
 
 function writeBaselineRoutes(routes: Map<string, RawResponse>): string {
-  const specs: { key: string; status: number; headers: Record<string, string>; file?: string }[] = [];
+  const specs: { key: string; status: number; headers: Record<string, string>; contractHeaders: Record<string, string>; file?: string }[] = [];
   let n = 0;
   for (const [key, res] of routes) {
     const headers: Record<string, string> = {};
     if (res.body.length > 0 && res.headers['content-type']) headers['content-type'] = String(res.headers['content-type']);
     if (res.headers['content-encoding']) headers['content-encoding'] = String(res.headers['content-encoding']);
+    // Every header toolhost sent but the ones node:http adds itself: what the contract asks for (ETag, Vary, ...).
+    const contractHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (!['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)) contractHeaders[name] = String(value);
+    }
     let file: string | undefined;
     if (res.body.length > 0) {
       file = join(tmp, `body-${n++}.bin`);
       writeFileSync(file, res.body);
     }
-    specs.push({ key, status: res.status, headers, file });
+    specs.push({ key, status: res.status, headers, contractHeaders, file });
   }
   const file = join(tmp, 'routes.json');
   writeFileSync(file, JSON.stringify(specs));
@@ -413,7 +418,7 @@ async function main(): Promise<void> {
   await host.child.ask({ type: 'stats' });
   const routesFile = writeBaselineRoutes(routes);
   const baseline = new Child('baseline', join(HERE, 'baseline.ts'), [routesFile]);
-  const fastifyFloor = new Child('fastify-floor', join(HERE, 'fastify-floor.ts'), [routesFile]);
+  const fastifyFloor = new Child('fastify-floor', join(HERE, 'fastify-floor.ts'), [routesFile, ...(process.env.BENCH_FLOOR_CONTRACT_HEADERS ? ['--contract-headers'] : [])]);
   const baseReady = await baseline.next<{ type: 'ready'; url: string }>('ready');
   const floorReady = await fastifyFloor.next<{ type: 'ready'; url: string }>('ready');
   const H = { url: host.url, pid: host.child.pid };

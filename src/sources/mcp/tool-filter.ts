@@ -97,7 +97,6 @@ export class ToolCollector {
   readonly collected = new Map<string, CollectedTool>();
   /** Positions in `tools` of tools reused from the previous read. */
   readonly reused = new Set<number>();
-  private readonly seen = new Set<string>();
 
   constructor(
     private readonly serverId: string,
@@ -118,8 +117,7 @@ export class ToolCollector {
     // Unchanged since the last read (the common case of a re-read): its name
     // passed every check then, and nothing else needs doing.
     const prior = typeof name === 'string' ? this.previous?.get(name) : undefined;
-    if (prior !== undefined && !this.seen.has(name as string) && (prior.entry === entry || sameJson(prior.entry, entry))) {
-      this.seen.add(name as string);
+    if (prior !== undefined && !this.collected.has(name as string) && (prior.entry === entry || sameJson(prior.entry, entry))) {
       this.reused.add(this.tools.length);
       this.keep(name as string, prior);
       return;
@@ -133,11 +131,10 @@ export class ToolCollector {
       this.issues.push(`tool ${showName(name)} skipped: no valid toolId can be formed`);
       return;
     }
-    if (this.seen.has(name)) {
+    if (this.collected.has(name)) {
       this.issues.push(`tool ${showName(name)} skipped: duplicate name (the first one is kept)`);
       return;
     }
-    this.seen.add(name);
 
     const issues: string[] = [];
     const tool = this.collect(entry, name, toolId, issues);
@@ -192,9 +189,6 @@ export class ToolCollector {
     const name = this.names.pop();
     this.tools.pop();
     this.reused.delete(this.tools.length);
-    if (name !== undefined) {
-      this.seen.delete(name);
-      this.collected.delete(name);
-    }
+    if (name !== undefined) this.collected.delete(name);
   }
 }
