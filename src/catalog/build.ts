@@ -33,10 +33,17 @@ export interface BuildOptions {
    * (true) or a tool that may still appear, e.g. on an MCP server that is down (false).
    */
   isMissingStepFatal?: (toolId: string) => boolean;
-  /** The previous build's tools by toolId, in its (sorted) order: unchanged ones are reused as they are. */
-  previous?: ReadonlyMap<string, BuiltTool>;
+  /** The previous build's tools: unchanged ones are reused as they are. */
+  previous?: PreviousBuild;
   /** Classification results kept across builds (the policy must not change in between). */
   classifyCache?: ClassifyCache;
+}
+
+/** What a build may reuse from the one before (a CatalogSnapshot is one). */
+export interface PreviousBuild {
+  /** Sorted by toolId. */
+  readonly tools: readonly BuiltTool[];
+  tool(toolId: string): BuiltTool | undefined;
 }
 
 /** Policy results per (source, toolId, derived classification), kept from one build to the next. */
@@ -139,15 +146,14 @@ function byteOrder(a: string, b: string): number {
 }
 
 /** The tools sorted by toolId; the previous build's order when the set of ids is the same (a refresh that changed content only). */
-function sortedTools(built: ReadonlyMap<string, BuiltTool>, previous: ReadonlyMap<string, BuiltTool> | undefined): BuiltTool[] {
-  if (previous !== undefined && previous.size === built.size && previous.size > 0) {
+function sortedTools(built: ReadonlyMap<string, BuiltTool>, previous: PreviousBuild | undefined): BuiltTool[] {
+  const before = previous?.tools;
+  if (before !== undefined && before.length === built.size && before.length > 0) {
     const out: BuiltTool[] = [];
-    let last: string | undefined;
-    for (const id of previous.keys()) {
-      const t = built.get(id);
-      if (t === undefined || (last !== undefined && !(last < id))) break;
+    for (const p of before) {
+      const t = built.get(p.descriptor.toolId);
+      if (t === undefined) break;
       out.push(t);
-      last = id;
     }
     if (out.length === built.size) return out;
   }
@@ -170,7 +176,7 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
   const built = new Map<string, BuiltTool>();
   const { previous, classifyCache } = options;
   const add = (raw: RawTool, derived?: Classification): void => {
-    const prior = previous?.get(raw.toolId);
+    const prior = previous?.tool(raw.toolId);
     // The same RawTool object (sources hand back unchanged tools as they
     // were) under the same policy: nothing to classify or describe again.
     // Not for workflows, whose classification follows their steps.

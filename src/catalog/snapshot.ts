@@ -9,7 +9,7 @@
 import type { CompactToolDescriptor } from '../contract/descriptor.js';
 import { Body, type Encoding } from './body.js';
 import { type Kind, ListBodies } from './list-body.js';
-import { type BuiltTool, takeReusedFrom } from './build.js';
+import { type BuiltTool, type PreviousBuild, takeReusedFrom } from './build.js';
 import { compactDescriptor } from './compact-descriptor.js';
 import { descriptorJson } from './describe.js';
 import { assignMcpNames, type McpNameMap } from './mcp-names.js';
@@ -87,12 +87,11 @@ function sameList(a: readonly string[] | undefined, b: readonly string[] | undef
   return true;
 }
 
-export class CatalogSnapshot {
+export class CatalogSnapshot implements PreviousBuild {
   readonly entries: readonly ToolEntry[];
   readonly byId: ReadonlyMap<string, ToolEntry>;
   /** Every scope some tool requires: scopes outside it cannot change a view. */
   private readonly relevantScopes: ReadonlySet<string>;
-  private readonly builtById: ReadonlyMap<string, BuiltTool>;
   private readonly views = new Map<string, { view: CallerView; tenant: string; scopes: readonly string[] }>();
   /** The view of a caller object already asked about (principals are long-lived objects): no key to build per request. */
   private readonly callerViews = new WeakMap<Caller, CallerView>();
@@ -115,7 +114,6 @@ export class CatalogSnapshot {
     const prevTools = previous?.tools;
     const aligned = prevTools !== undefined && prevTools.length === tools.length && tools.every((t, i) => t.descriptor.toolId === prevTools[i].descriptor.toolId);
     const byId = aligned ? new Map(previous!.byId) : new Map<string, ToolEntry>();
-    const builtById = aligned ? new Map(previous!.builtById) : new Map<string, BuiltTool>();
     const relevantScopes = new Set<string>();
     const reuse = previous?.byId;
     /** Whether every tool is visible to exactly whom it was visible before (same ids, same scopes and steps). */
@@ -137,20 +135,18 @@ export class CatalogSnapshot {
       const entry = prior === undefined ? makeEntry(tool) : prior.tool === tool ? prior : prior instanceof Entry ? prior.withTool(tool) : { ...prior, tool };
       entries[i] = entry;
       byId.set(d.toolId, entry);
-      builtById.set(d.toolId, tool);
     }
     this.entries = entries;
     this.byId = byId;
-    this.builtById = builtById;
     this.relevantScopes = relevantScopes;
     this.lists = new ListBodies(entries.length);
     // The visible id sets the previous snapshot computed still hold: keep them (not the old views).
     if (sameVisibility && previous !== undefined) this.inherited = new Map([...previous.views].map(([key, v]) => [key, v.view.ids]));
   }
 
-  /** The tools by toolId (what the next build may reuse). */
-  get toolsById(): ReadonlyMap<string, BuiltTool> {
-    return this.builtById;
+  /** The tool with this id (what the next build may reuse). */
+  tool(toolId: string): BuiltTool | undefined {
+    return this.byId.get(toolId)?.tool;
   }
 
   /** MCP-safe names for the whole catalog, computed once per snapshot on first use. */
@@ -174,7 +170,7 @@ export class CatalogSnapshot {
     if (known) return known.view;
     const tenant = this.tenants.get(tenantId);
     const inherited = this.inherited?.get(key);
-    const ids = inherited ?? (tenant ? visibleToolIds(this.tools, this.builtById, tenant, new Set(scopes)) : new Set<string>());
+    const ids = inherited ?? (tenant ? visibleToolIds(this.tools, (id) => this.tool(id), tenant, new Set(scopes)) : new Set<string>());
     // Ids are in catalog order (visibleToolIds adds them so).
     const entries = ids.size === this.entries.length ? this.entries : inherited !== undefined ? [...ids].map((id) => this.byId.get(id)!) : this.entries.filter((e) => ids.has(e.tool.descriptor.toolId));
     const view = new CallerView(ids, entries, this.lists);

@@ -72,7 +72,7 @@ export class CatalogStore {
     const started = process.hrtime.bigint();
     const raw = sources.flatMap((s) => s.tools());
     // Unchanged tools keep their BuiltTool (and with it their serialized, compacted entry).
-    const result = buildCatalog(raw, policy, { ...this.options.build, previous: this.snapshot.toolsById, classifyCache: this.classifyCache });
+    const result = buildCatalog(raw, policy, { ...this.options.build, previous: this.snapshot, classifyCache: this.classifyCache });
     const fatal = result.problems.filter((p) => p.fatal);
     if (strict && fatal.length > 0) throw new CatalogBuildError(fatal);
     for (const p of result.problems) logger.warn({ problem: p.message }, 'catalog problem on refresh');

@@ -22,7 +22,7 @@ export function compileTenant(id: string, allowlist: readonly string[]): TenantP
 }
 
 /** The toolIds visible to a caller of `tenant` holding `scopes`. */
-export function visibleToolIds(tools: readonly BuiltTool[], byId: ReadonlyMap<string, BuiltTool>, tenant: TenantPolicy, scopes: ReadonlySet<string>): Set<string> {
+export function visibleToolIds(tools: readonly BuiltTool[], byId: (toolId: string) => BuiltTool | undefined, tenant: TenantPolicy, scopes: ReadonlySet<string>): Set<string> {
   const decided = new Map<string, boolean>();
   const visible = (tool: BuiltTool, depth: number): boolean => {
     const id = tool.descriptor.toolId;
@@ -32,7 +32,7 @@ export function visibleToolIds(tools: readonly BuiltTool[], byId: ReadonlyMap<st
     let ok = tenant.allows(id) && (tool.descriptor.auth?.scopes ?? []).every((s) => scopes.has(s));
     if (ok && tool.raw.steps) {
       ok = depth < 64 && tool.raw.steps.every((step) => {
-        const inner = byId.get(step);
+        const inner = byId(step);
         return inner !== undefined && visible(inner, depth + 1);
       });
     }

@@ -87,7 +87,7 @@ test('a rebuild given the same RawTool objects keeps their tools, and says their
   const first = buildCatalog([shell, leaky, plain], policy);
   const previous = new Map(first.tools.map((t) => [t.descriptor.toolId, t]));
   const changed: RawTool = { ...plain, description: 'now described' };
-  const second = buildCatalog([shell, leaky, changed], policy, { previous });
+  const second = buildCatalog([shell, leaky, changed], policy, { previous: { tools: first.tools, tool: (id) => previous.get(id) } });
   for (const t of second.tools) {
     const before = previous.get(t.descriptor.toolId)!;
     if (t.raw === changed) assert.notEqual(t, before);
