@@ -6,31 +6,12 @@
 //   <- { type: 'builds' }      -> { type: 'builds', builds: [{ generation, ms, atNs }] }
 //   <- { type: 'profile-start' } / { type: 'profile-stop', file } -> a CPU profile of just that span
 // Logs go to a file (asynchronously, as pino would write to a log shipper).
-import { hash, timingSafeEqual } from 'node:crypto';
 import pino from 'pino';
-import { ApiKeyStore } from '../src/auth/api-keys.js';
-import type { AuthOutcome, Principal } from '../src/auth/principal.js';
 import { serve } from '../src/host/serve.js';
 import { handleProfileMessage } from './profiling.js';
 
 const [configFile, logFile] = process.argv.slice(2);
 
-// What-if experiments (BENCH_WHATIF, comma-separated; never on by default), to
-// size fixes outside the catalog and HTTP files:
-//   fast-auth     API-key check with one-shot crypto.hash instead of createHash()
-//   no-stacks     Error.stackTraceLimit = 0 (errors used as control flow build no stack)
-const whatIf = new Set((process.env.BENCH_WHATIF ?? '').split(',').filter(Boolean));
-if (whatIf.has('no-stacks')) Error.stackTraceLimit = 0;
-if (whatIf.has('fast-auth')) {
-  type Stored = { digest: Buffer; principal: Principal; expiresAtMs?: number; revoked: boolean };
-  ApiKeyStore.prototype.verify = function (this: ApiKeyStore, token: string, nowMs = Date.now()): AuthOutcome {
-    const hex = hash('sha256', token, 'hex');
-    const stored = (this as unknown as { keys: Map<string, Stored> }).keys.get(hex);
-    if (!stored || !timingSafeEqual(stored.digest, Buffer.from(hex, 'hex')) || stored.revoked) return { ok: false, presented: true, reason: 'unknown or revoked API key' };
-    if (stored.expiresAtMs !== undefined && nowMs >= stored.expiresAtMs) return { ok: false, presented: true, reason: 'API key expired' };
-    return { ok: true, principal: stored.principal };
-  };
-}
 const t0 = performance.now();
 const logger = pino({ level: 'info' }, pino.destination({ dest: logFile, sync: false, minLength: 4096 }));
 const running = await serve(configFile, { host: '127.0.0.1', port: 0, logger, startDeadlineMs: 180_000 });
