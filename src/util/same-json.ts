@@ -1,6 +1,8 @@
 // Deep equality of JSON data with key order included: equal means "serializes
 // to the same bytes". Used wherever a re-read must prove a tool unchanged
 // (the MCP source's re-read, the catalog's rebuild) without serializing it.
+// Not compact/schema-util's deepEqual, which ignores key order: that one
+// compares JSON values, this one the bytes they serialize to.
 
 /** Deep equality of JSON data, key order included (it decides the bytes served). */
 export function sameJson(a: unknown, b: unknown): boolean {
