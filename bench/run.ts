@@ -477,6 +477,12 @@ async function main(): Promise<void> {
   const statsAfter = await host.child.ask<{ type: 'stats'; memory: Memory }>({ type: 'stats' });
   log(`after the refreshes: ${memText(statsAfter.memory)}`);
   await host.child.stop();
+  // The transport's floor: the same upstream read by a bare client that does nothing with the pages.
+  const floorArgs = (gap: number) => ['--import', 'tsx', join(HERE, 'transport-floor.ts'), '--tools', String(O.tools), '--reads', String(O.listChanged), '--gap', String(gap)];
+  const transportFloor = (gap: number) => (JSON.parse(execFileSync(process.execPath, floorArgs(gap), { encoding: 'utf8' })) as { readsMs: number[] }).readsMs;
+  const floorSpaced = transportFloor(QUICK ? 200 : 3000);
+  const floorRapid = transportFloor(200);
+  log(`transport floor (bare client re-reading every page): ${fmt(median(floorSpaced))} ms spaced, ${fmt(median(floorRapid))} ms back to back`);
 
   // 6. Audit on: the same host, one audit line per request.
   const auditRows: Row[] = [];
@@ -545,6 +551,7 @@ async function main(): Promise<void> {
       ['… then the 3 tenants\' list bodies again, both views (the host does this in the background after a swap)', `${range(refreshLists)} ms, and gzip + br of them ${range(refreshCompress)} ms (thread pool)`, ''],
       ['list_changed to served (over HTTP) < 500 ms median, one change at a time (3 s apart)', `${range(served)} ms`, verdict(median(served) < 500)],
       ['… changes 200 ms apart (the previous one\'s background work still running)', rapidServed.length ? `${range(rapidServed)} ms` : 'n/a', ''],
+      ['… the transport\'s floor: a bare client re-reading every page of the same upstream (`bench/transport-floor.ts`), 3 s / 200 ms apart', `${range(floorSpaced)} ms / ${range(floorRapid)} ms`, ''],
       ['RSS, all tools loaded, both views, list bodies compressed < 300 MB', memText(stats0.memory), verdict(stats0.memory.rss < 300 * 2 ** 20)],
       ['… and every per-tool body compressed too', `${memText(warmAll.memory)} (compressing took ${fmt(warmAll.ms)} ms)`, verdict(warmAll.memory.rss < 300 * 2 ** 20)],
       [`… after ${changes.length + rapidChanges.length} list_changed refreshes`, memText(statsAfter.memory), ''],
