@@ -1,12 +1,12 @@
 // The HTTP front (CONTRACT.md "Endpoints", "Error body"): a fastify instance
 // whose every answer, including fastify's own failures, is the contract's
 // error envelope, and which stamps `OpenWOP-Version: 2.0` on every response.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/principal.js';
 import type { CatalogStore } from '../catalog/store.js';
 import { ContractError } from '../contract/errors.js';
-import { isServedVersion, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../contract/protocol.js';
+import { PROTOCOL_VERSION } from '../contract/protocol.js';
 import type { HostMetrics } from '../observability/metrics.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
 import type { EventLog } from '../events/log.js';
@@ -14,7 +14,7 @@ import { refuseAnonymous, registerAuthHooks } from './auth-hook.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerEventRoutes } from './events-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
-import { sendContractError, sendError } from './respond.js';
+import { protocolGate, sendContractError, sendError } from './respond.js';
 import { registerToolRoutes } from './tool-routes.js';
 import type { Body } from '../catalog/body.js';
 
@@ -39,19 +39,22 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     forceCloseConnections: true,
     // Malformed URLs are fastify's own errors: keep them in the envelope too.
     frameworkErrors: (error, _request, reply) => {
+      reply.header('openwop-version', PROTOCOL_VERSION);
       sendError(reply, 'validation_error', error.code === 'FST_ERR_BAD_URL' ? 'malformed URL' : 'malformed request');
     },
   });
 
-  // Callback style, not async: no promise per request.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('openwop-version', PROTOCOL_VERSION);
-    const asked = request.headers[PROTOCOL_HEADER];
-    if (!isServedVersion(Array.isArray(asked) ? asked[0] : asked)) {
-      sendError(reply, 'protocol_version_unsupported', `protocol version ${String(asked)} is not served`, { protocolVersions: [PROTOCOL_VERSION] });
-      return;
-    }
-    done();
+  // The protocol gate runs first on every route (a route-level hook added as
+  // routes are registered); the catalog's GET routes run it inline instead,
+  // which keeps fastify's hook runner off their path (issue 8). The
+  // not-found handler and fastify's own errors stamp the header themselves.
+  const gateHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    if (protocolGate(request, reply)) done();
+  };
+  app.addHook('onRoute', (route) => {
+    if ((route.config as { protocolGateInline?: boolean } | undefined)?.protocolGateInline === true) return;
+    const existing = route.onRequest;
+    route.onRequest = (existing === undefined ? [gateHook] : [gateHook, ...(Array.isArray(existing) ? existing : [existing])]) as never;
   });
 
   // Audit line per route, global bound on health and discovery (docs/auth.md); before any route.
@@ -67,7 +70,10 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     return sendError(reply, 'internal_error', 'internal error');
   });
 
-  app.setNotFoundHandler((_request, reply) => (refuseAnonymous(reply, deps.authenticator) ? reply : sendError(reply, 'not_found', 'no such resource')));
+  app.setNotFoundHandler((request, reply) => {
+    if (!protocolGate(request, reply) || refuseAnonymous(reply, deps.authenticator)) return reply;
+    return sendError(reply, 'not_found', 'no such resource');
+  });
 
   registerToolRoutes(app, deps);
   registerDiscoveryRoutes(app, deps);

@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Body, Encoding } from '../catalog/body.js';
 import { ContractError, ERROR_STATUS, errorBody, type ErrorCode } from '../contract/errors.js';
+import { isServedVersion, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../contract/protocol.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -28,6 +29,19 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message: string,
   reply.code(ERROR_STATUS[code]).header('content-type', JSON_TYPE).header('cache-control', 'no-store');
   for (const k in headers) reply.header(k, headers[k]);
   return reply.send(errorText(code, message, details));
+}
+
+/**
+ * Stamps `OpenWOP-Version` on the reply and refuses a request that asks for
+ * a version not served (406 protocol_version_unsupported). False when it
+ * answered: the caller must stop.
+ */
+export function protocolGate(request: FastifyRequest, reply: FastifyReply): boolean {
+  reply.header('openwop-version', PROTOCOL_VERSION);
+  const asked = request.headers[PROTOCOL_HEADER];
+  if (isServedVersion(Array.isArray(asked) ? asked[0] : asked)) return true;
+  sendError(reply, 'protocol_version_unsupported', `protocol version ${String(asked)} is not served`, { protocolVersions: [PROTOCOL_VERSION] });
+  return false;
 }
 
 export function sendContractError(reply: FastifyReply, err: ContractError): FastifyReply {

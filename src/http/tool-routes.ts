@@ -11,7 +11,7 @@ import type { Body } from '../catalog/body.js';
 import { ContractError } from '../contract/errors.js';
 import type { HttpDeps } from './app.js';
 import { principalOf } from './auth-hook.js';
-import { sendBody, sendContractError, sendError } from './respond.js';
+import { protocolGate, sendBody, sendContractError, sendError } from './respond.js';
 
 const READ_METHODS = 'GET, HEAD';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
@@ -50,7 +50,8 @@ function withPrincipal(
   reply: FastifyReply,
   deps: HttpDeps,
   answer: (principal: Principal) => FastifyReply | Promise<FastifyReply>,
-): undefined | Promise<FastifyReply> {
+): undefined | FastifyReply | Promise<FastifyReply> {
+  if (!protocolGate(request, reply)) return reply;
   let resolved: Principal | Promise<Principal>;
   try {
     resolved = principalOf(request, deps.authenticator);
@@ -65,15 +66,18 @@ function withPrincipal(
   return sent instanceof Promise ? sent : undefined;
 }
 
+/** The GET routes run the protocol gate themselves (app.ts): no hook runner on the hottest path. */
+const GATE_INLINE = { config: { protocolGateInline: true } };
+
 export function registerToolRoutes(app: FastifyInstance, deps: HttpDeps): void {
-  app.get('/tools', (request, reply) =>
+  app.get('/tools', GATE_INLINE, (request, reply) =>
     withPrincipal(request, reply, deps, (principal) => {
       const view = deps.store.current().viewFor(principal);
       return sendBody(request, reply, wantsCompact(request) ? view.compact : view.standard);
     }),
   );
 
-  app.get('/tools/*', (request, reply) =>
+  app.get('/tools/*', GATE_INLINE, (request, reply) =>
     withPrincipal(request, reply, deps, (principal) => {
       const entry = deps.store.current().lookup(principal, toolIdFromUrl(request.url));
       if (!entry) return sendError(reply, 'not_found', NOT_FOUND_MESSAGE);

@@ -194,6 +194,14 @@ describe('methods, versions and errors', () => {
       assert.deepEqual((body.details as { protocolVersions: string[] }).protocolVersions, ['2.0']);
     }
     for (const v of ['2', '2.0', '2.1']) assert.equal((await get('/tools', ACME_KEY, { 'openwop-version': v })).status, 200, v);
+    // Every kind of route refuses it before anything else: the catalog's (gate inline), the others (gate hook), unknown ones.
+    for (const [path, method] of [['/tools/openwop%3Atext.uppercase', 'GET'], ['/tools', 'HEAD'], ['/tools', 'POST'], ['/healthz', 'GET'], ['/.well-known/openwop', 'GET'], ['/nope', 'GET']]) {
+      const res = await request(server.url, path, { method, token: ACME_KEY, headers: { 'openwop-version': '3.0' } });
+      assert.equal(res.status, 406, `${method} ${path}`);
+      assert.equal(res.headers.get('openwop-version'), '2.0');
+    }
+    // Without a credential too: the version is checked before authentication.
+    assert.equal((await get('/tools', undefined, { 'openwop-version': '3.0' })).status, 406);
   });
 
   test('every response carries OpenWOP-Version: 2.0, including errors and unknown routes', async () => {
