@@ -57,9 +57,11 @@ test('a JWT is verified asynchronously once, then answered from the cache synchr
   jwt.clearCache();
   assert.ok(auth.authenticate(token) instanceof Promise, 'a key-set change empties the cache');
   // An expired token is never answered from the cache.
-  const short = await signToken(key, { tenant: 'acme', exp: Math.floor(Date.now() / 1000) + 1 });
+  // At least one whole second of validity (exp is in whole seconds), then wait until just past it.
+  const exp = Math.floor(Date.now() / 1000) + 2;
+  const short = await signToken(key, { tenant: 'acme', exp });
   assert.ok((await auth.authenticate(short)).ok);
-  await new Promise((r) => setTimeout(r, 2100));
+  await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 50));
   const late = await auth.authenticate(short);
   assert.equal(late.ok, false);
   assert.match(!late.ok ? late.reason : '', /expired/);
