@@ -40,7 +40,8 @@ function methodNotAllowed(_request: FastifyRequest, reply: FastifyReply): Fastif
 }
 
 /**
- * Runs `answer` with the caller: at once when the credential was checked
+ * Runs the protocol gate (these routes have no hook for it), then `answer`
+ * with the caller: at once when the credential was checked
  * synchronously, after the check otherwise. A refused credential (a
  * ContractError: 401, 429, 503) is answered here, as the app's error handler
  * would answer it, without a detour through fastify's error path.
