@@ -175,6 +175,10 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
 
   const built = new Map<string, BuiltTool>();
   const { previous, classifyCache } = options;
+  // Said on every build, for a reused tool too.
+  const warnRedacted = (toolId: string, redacted: readonly string[]): void => {
+    if (redacted.length > 0) warnings.push(`${toolId}: credential-like values removed at ${redacted.join(', ')}`);
+  };
   const add = (raw: RawTool, derived?: Classification): void => {
     const prior = previous?.tool(raw.toolId);
     // The same RawTool object (sources hand back unchanged tools as they
@@ -182,7 +186,7 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
     // Not for workflows, whose classification follows their steps.
     if (derived === undefined && prior instanceof Built && prior.raw === raw) {
       if (prior.problem !== undefined) problems.push(prior.problem);
-      if (prior.redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${prior.redacted.join(', ')}`);
+      warnRedacted(raw.toolId, prior.redacted);
       built.set(raw.toolId, prior);
       return;
     }
@@ -199,12 +203,12 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
       classification = { ...classification, safetyTier: 'write' };
     }
     if (prior instanceof Built && sameClassification(prior.classification, classification) && sameStrings(prior.policyScopes, scopes) && sameJson(prior.raw, raw)) {
-      if (prior.redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${prior.redacted.join(', ')}`);
+      warnRedacted(raw.toolId, prior.redacted);
       built.set(raw.toolId, rebind(prior, raw));
       return;
     }
     const { descriptor, redacted } = describeTool(raw, classification, scopes);
-    if (redacted.length > 0) warnings.push(`${raw.toolId}: credential-like values removed at ${redacted.join(', ')}`);
+    warnRedacted(raw.toolId, redacted);
     built.set(raw.toolId, new Built(descriptor, raw, classification, scopes, redacted, problem));
   };
 

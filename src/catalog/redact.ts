@@ -8,38 +8,31 @@ import type { JsonObject, JsonValue } from '../contract/descriptor.js';
 
 const SECRET_KEY = /^(?:x-)?(?:pass(?:word|wd|phrase)?|secret|client[-_]?secret|token|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|bearer|api[-_]?key|apikey|private[-_]?key|authorization|credentials?|cookie|session[-_]?id)$/i;
 
-const SECRET_VALUE_PATTERNS: RegExp[] = [
-  /\bBearer\s+[A-Za-z0-9\-._~+/]{8,}=*/i,
-  /\bBasic\s+[A-Za-z0-9+/]{12,}=*/,
-  /-----BEGIN (?:[A-Z ]+ )?PRIVATE KEY-----/,
-  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/, // JWT
-  /\b(?:sk|pk|rk)[-_](?:live|test|proj|ant)?[-_]?[A-Za-z0-9]{16,}/, // provider API keys
-  /\bgh[pousr]_[A-Za-z0-9]{30,}/, // GitHub tokens
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/, // Slack tokens
-  /\bAKIA[0-9A-Z]{16}\b/, // AWS access key id
-  /\bAIza[0-9A-Za-z_-]{35}\b/, // Google API key
-  /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]+@/i, // URL with user:password@
+/**
+ * Credential shapes, each with a literal its match must contain where there
+ * is one: a substring search is far cheaper than a regular expression that
+ * may start at every word boundary (the URL pattern was the slowest step of
+ * a cold catalog build), and a pattern is only skipped when it cannot match.
+ */
+const SECRET_VALUES: { re: RegExp; literal?: string }[] = [
+  { re: /\bBearer\s+[A-Za-z0-9\-._~+/]{8,}=*/i },
+  { re: /\bBasic\s+[A-Za-z0-9+/]{12,}=*/, literal: 'Basic' },
+  { re: /-----BEGIN (?:[A-Z ]+ )?PRIVATE KEY-----/, literal: 'PRIVATE KEY-----' },
+  { re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/, literal: 'eyJ' }, // JWT
+  { re: /\b(?:sk|pk|rk)[-_](?:live|test|proj|ant)?[-_]?[A-Za-z0-9]{16,}/ }, // provider API keys
+  { re: /\bgh[pousr]_[A-Za-z0-9]{30,}/ }, // GitHub tokens
+  { re: /\bxox[abprs]-[A-Za-z0-9-]{10,}/, literal: 'xox' }, // Slack tokens
+  { re: /\bAKIA[0-9A-Z]{16}\b/, literal: 'AKIA' }, // AWS access key id
+  { re: /\bAIza[0-9A-Za-z_-]{35}\b/, literal: 'AIza' }, // Google API key
+  { re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]+@/i, literal: '://' }, // URL with user:password@
 ];
+const SECRET_VALUE_PATTERNS = SECRET_VALUES.map((v) => v.re);
 
 const SCHEMA_DATA_KEYWORDS = new Set(['default', 'examples', 'const', 'enum', 'example']);
 const REDACTED = '[redacted]';
 
-/**
- * A literal each pattern's match must contain, where there is one: a
- * substring search is far cheaper than a regular expression that may start
- * at every word boundary (the URL pattern was the slowest step of a cold
- * catalog build). Same verdicts: a pattern is only skipped when it cannot match.
- */
-const REQUIRED_LITERAL = new Map<RegExp, string>(
-  SECRET_VALUE_PATTERNS.flatMap((re): [RegExp, string][] => {
-    const literal = ['://', 'PRIVATE KEY-----', 'eyJ', 'AKIA', 'AIza', 'xox', 'Basic'].find((l) => re.source.includes(l.replace(/\//g, '\\/')));
-    return literal === undefined ? [] : [[re, literal]];
-  }),
-);
-
 export function looksLikeSecret(value: string): boolean {
-  for (const re of SECRET_VALUE_PATTERNS) {
-    const literal = REQUIRED_LITERAL.get(re);
+  for (const { re, literal } of SECRET_VALUES) {
     if (literal !== undefined && !value.includes(literal)) continue;
     if (re.test(value)) return true;
   }

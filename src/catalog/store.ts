@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Policy } from '../classify/policy.js';
 import type { HostMetrics } from '../observability/metrics.js';
 import type { ToolSource } from '../sources/raw-tool.js';
-import { type BuildOptions, type BuildProblem, type BuiltTool, buildCatalog, ClassifyCache } from './build.js';
+import { type BuildOptions, type BuildProblem, buildCatalog, ClassifyCache } from './build.js';
 import { CatalogSnapshot } from './snapshot.js';
 import type { TenantPolicy } from './visibility.js';
 

@@ -286,9 +286,8 @@ class McpSource implements McpToolSource {
         cwd: path.resolve(this.ctx.configDir, config.cwd ?? '.'),
         stderr: 'pipe',
       });
-      const lines = attachLineCache(transport);
       const conn = this.newConn(seq, 'stdio', transport);
-      conn.lines = lines;
+      conn.lines = attachLineCache(transport);
       this.drainStderr(conn, transport.stderr as Readable | null);
       await this.handshake(conn, deadline);
       return conn;
