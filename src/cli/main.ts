@@ -1,16 +1,22 @@
-// The `toolhost` command line: serve, validate, hash-key, compact.
+// The `toolhost` command line: serve, validate, hash-key, compact. Each
+// command loads its own modules when it runs, so `--help` and `--version`
+// answer without loading the host.
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
-import { hashApiKey } from '../auth/api-keys.js';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../util/validated-yaml.js';
-import { runCompactCommand } from './compact-command.js';
-import { runValidate } from './validate-command.js';
-import { serve } from '../host/serve.js';
+import { LOG_LEVELS } from './logger.js';
+
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 function port(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is an integer from 0 to 65535');
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is an integer from 0 to 65535');
   return n;
+}
+
+function fail(message: string, exitCode = 2): never {
+  process.stderr.write(`toolhost: ${message}\n`);
+  process.exit(exitCode);
 }
 
 function failOnConfigError(err: unknown): never {
@@ -21,20 +27,64 @@ function failOnConfigError(err: unknown): never {
   throw err;
 }
 
-const program = new Command('toolhost').description('A tenant-scoped tool catalog host (openwop v2 toolCatalog)');
+const program = new Command('toolhost')
+  .description('A tenant-scoped tool catalog host (openwop v2 toolCatalog)')
+  .version(packageJson.version, '-V, --version', 'print the toolhost version');
+
+interface ServeFlags {
+  config: string;
+  host?: string;
+  port?: number;
+  banner?: string;
+  logLevel?: string;
+  logFormat: 'auto' | 'json' | 'pretty';
+}
 
 program
   .command('serve')
   .description('start the host')
   .requiredOption('--config <file>', 'config file (YAML or JSON)')
-  .option('--host <host>', 'address to listen on (default 127.0.0.1, or $HOST)')
-  .option('--port <port>', 'port to listen on (default 8080, or $PORT)', port)
-  .option('--banner <file>', 'a text file printed after start (the demo uses it to show its demo keys)')
-  .action(async (opts: { config: string; host?: string; port?: number; banner?: string }) => {
-    const envPort = process.env.PORT === undefined ? undefined : port(process.env.PORT);
-    const running = await serve(opts.config, { host: opts.host ?? process.env.HOST, port: opts.port ?? envPort }).catch(failOnConfigError);
-    process.stdout.write(`toolhost listening on ${running.url}\n`);
-    if (opts.banner) process.stdout.write(readFileSync(opts.banner, 'utf8'));
+  .option('--host <host>', 'address to listen on (default: $HOST, else server.host, else 127.0.0.1)')
+  .option('--port <port>', 'port to listen on (default: $PORT, else server.port, else 8080)', port)
+  .option('--banner <file>', 'a text file printed after start; {url} in it becomes the URL the host listens on')
+  .addOption(new Option('--log-level <level>', 'log level (default: $LOG_LEVEL, else info)').choices(LOG_LEVELS))
+  .addOption(new Option('--log-format <format>', 'log lines: JSON, readable, or readable only on a terminal').choices(['auto', 'json', 'pretty']).default('auto'))
+  .action(async (opts: ServeFlags) => {
+    const [{ serve }, { loadConfigFile }, { checkPortFree, PortInUse }, { createLogger, resolveLogLevel }] = await Promise.all([
+      import('../host/serve.js'),
+      import('../config/load.js'),
+      import('./port-check.js'),
+      import('./logger.js'),
+    ]);
+    let level;
+    try {
+      level = resolveLogLevel(opts.logLevel, process.env);
+    } catch (err) {
+      fail((err as Error).message);
+    }
+    let envPort: number | undefined;
+    try {
+      envPort = process.env.PORT === undefined || process.env.PORT === '' ? undefined : port(process.env.PORT);
+    } catch {
+      fail(`PORT="${process.env.PORT}" is not a port (an integer from 0 to 65535)`);
+    }
+    let server;
+    try {
+      server = loadConfigFile(opts.config).config.server ?? {};
+    } catch (err) {
+      failOnConfigError(err);
+    }
+    const host = opts.host ?? (process.env.HOST || undefined) ?? server.host ?? '127.0.0.1';
+    const listenPort = opts.port ?? envPort ?? server.port ?? 8080;
+    // Refuse a taken port before any source (an MCP child, a watcher) starts.
+    await checkPortFree(host, listenPort).catch((err: unknown) => fail(err instanceof PortInUse ? err.message : `cannot listen on ${host}:${listenPort}: ${(err as Error).message}`));
+    const logger = createLogger(level, opts.logFormat);
+    const running = await serve(opts.config, { host, port: listenPort, logger, processMetrics: true }).catch((err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') fail(`port ${listenPort} is in use; pass --port or set PORT`);
+      return failOnConfigError(err);
+    });
+    process.stdout.write(`toolhost ${packageJson.version} listening on ${running.url}\n`);
+    if (opts.banner) process.stdout.write(readFileSync(opts.banner, 'utf8').replaceAll('{url}', running.url));
     let closing = false;
     const shutdown = () => {
       if (closing) return;
@@ -50,6 +100,7 @@ program
   .description('check a config file and print, per tenant, how many tools each source contributes')
   .requiredOption('--config <file>', 'config file (YAML or JSON)')
   .action(async (opts: { config: string }) => {
+    const { runValidate } = await import('./validate-command.js');
     const out = await runValidate(opts.config).catch(failOnConfigError);
     process.stdout.write(out);
   });
@@ -58,12 +109,10 @@ program
   .command('hash-key')
   .description('print the keyHash of an API key for the config (reads the key from stdin when not given)')
   .argument('[key]', 'the API key; prefer stdin so it stays out of shell history')
-  .action((key?: string) => {
+  .action(async (key?: string) => {
+    const { hashApiKey } = await import('../auth/api-keys.js');
     const value = key ?? readFileSync(0, 'utf8').replace(/\r?\n$/, '');
-    if (value.length === 0) {
-      process.stderr.write('toolhost: no key given\n');
-      process.exit(2);
-    }
+    if (value.length === 0) fail('no key given');
     process.stdout.write(`${hashApiKey(value)}\n`);
   });
 
@@ -71,7 +120,8 @@ program
   .command('compact')
   .description('print the compact form of a JSON Schema file and what was loosened')
   .argument('<file>', 'a JSON Schema file')
-  .action((file: string) => {
+  .action(async (file: string) => {
+    const { runCompactCommand } = await import('./compact-command.js');
     const { output, exitCode } = runCompactCommand(file);
     process.stdout.write(output);
     process.exitCode = exitCode;

@@ -29,6 +29,8 @@ import type { ConnectorToolSource } from '../sources/connector/index.js';
 
 export interface HostOptions {
   logger?: Logger;
+  /** Also export the process's own metrics (CPU, memory, event-loop lag); default: when no logger is given, i.e. a real process rather than a test. */
+  processMetrics?: boolean;
   env?: NodeJS.ProcessEnv;
   /** How long start-up waits for dynamic sources before serving what it has. */
   startDeadlineMs?: number;
@@ -62,7 +64,7 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
   const env = options.env ?? process.env;
   const loaded = loadConfigFile(configFile);
   const { config, dir, doc } = loaded;
-  const metrics = createMetrics(options.logger === undefined);
+  const metrics = createMetrics(options.processMetrics ?? options.logger === undefined);
   const ctx: SourceContext = { logger, metrics, configDir: dir, env };
 
   const sources: ToolSource[] = [];
