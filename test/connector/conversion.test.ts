@@ -268,6 +268,22 @@ test('include and exclude by operationId glob and tag; exclusion wins', async ()
   assert.equal(l.skipped.length, 2);
 });
 
+test('operation globs speak the config\'s one dialect: `*` crosses `/` as in tenant allowlists', async () => {
+  // GitHub-style operationIds hold `/`: a path-glob dialect made `["*"]` select nothing.
+  const d = oas({
+    '/r': { get: { operationId: 'repos/get', responses: ok }, delete: { operationId: 'repos/delete', responses: ok } },
+    '/i': { get: { operationId: 'issues/list-for-repo', responses: ok } },
+  });
+  const ids = (l: LoadedConnectorDocument) => l.operations.map((o) => o.action).sort();
+  const all = ids(await load(d));
+  assert.equal(all.length, 3);
+  assert.deepEqual(ids(await load(d, { include: { operations: ['*'] } })), all);
+  assert.deepEqual(ids(await load(d, { include: { operations: ['*/*'] } })), all);
+  assert.equal((await load(d, { include: { operations: ['repos*'] } })).operations.length, 2);
+  assert.equal((await load(d, { exclude: { operations: ['*delete*'] } })).operations.length, 2);
+  assert.equal((await load(d, { include: { operations: ['issues/list-for-rep?'] } })).operations.length, 1);
+});
+
 test('request body media types: JSON, form, text; unsupported ones', async () => {
   const l = await load(
     oas({

@@ -24,7 +24,7 @@ export interface ConnectorAuthConfig {
 }
 
 export interface ConnectorSelector {
-  /** Globs (picomatch) matched against the operationId (or the derived name of an operation without one). */
+  /** Globs in the config's one dialect (`*` any run of characters, `/` included; `?` one) matched against the operationId (or the derived name of an operation without one). */
   operations?: string[];
   /** An operation is selected when it carries any of these tags. */
   tags?: string[];
@@ -64,7 +64,7 @@ const selectorSchema: JsonObject = {
   properties: {
     operations: {
       type: 'array',
-      description: 'Globs matched against operationIds (picomatch syntax).',
+      description: 'Globs matched against operationIds: `*` matches any run of characters (including `/`), `?` one character, as in tenant allowlists and policy rules.',
       items: { type: 'string', minLength: 1 },
     },
     tags: {

@@ -31,9 +31,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import picomatch from 'picomatch';
 import { parse as parseYaml } from 'yaml';
 import type { Classification, JsonObject } from '../../contract/descriptor.js';
+import { compileGlobs } from '../../contract/glob.js';
 import { formatToolId } from '../../contract/tool-id.js';
 import type { RawTool } from '../raw-tool.js';
 import type { ConnectorSelector, ConnectorSourceConfig } from './config-schema.js';
@@ -165,7 +165,7 @@ function isJsonMedia(mt: string): boolean {
 
 function matcherFor(sel: ConnectorSelector | undefined): ((name: string, tags: string[]) => boolean) | undefined {
   if (!sel || ((sel.operations?.length ?? 0) === 0 && (sel.tags?.length ?? 0) === 0)) return undefined;
-  const globs = sel.operations?.length ? picomatch(sel.operations, { dot: true }) : undefined;
+  const globs = sel.operations?.length ? compileGlobs(sel.operations) : undefined;
   const tagSet = new Set(sel.tags ?? []);
   return (name, tags) => (globs !== undefined && globs(name)) || tags.some((t) => tagSet.has(t));
 }
