@@ -17,12 +17,33 @@ export interface LoadedConfig {
 export function loadConfigFile(file: string): LoadedConfig {
   const path = resolve(file);
   const doc = readLocated(path);
-  const config = validateLocated<HostConfigFile>(doc, configSchema(sectionSchemas));
   const problems: string[] = [];
+  let config: HostConfigFile;
+  try {
+    config = validateLocated<HostConfigFile>(doc, configSchema(sectionSchemas));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    // Schema problems and cross-reference problems are reported in one pass:
+    // the cross-checks below run on whatever parts of the file have the right shape.
+    problems.push(...err.problems);
+    config = doc.value as HostConfigFile;
+  }
+  try {
+    problems.push(...crossReferenceProblems(config, doc));
+  } catch {
+    // A shape the schema already refused (a list where a map belongs...): its problem is reported above.
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { file: path, dir: dirname(path), doc, config };
+}
+
+function crossReferenceProblems(config: HostConfigFile, doc: LocatedDocument): string[] {
+  const problems: string[] = [];
+  const tenants = typeof config.tenants === 'object' && config.tenants !== null ? config.tenants : {};
   const principalIds = new Map<string, number>();
   const keyHashes = new Map<string, number>();
   (config.principals ?? []).forEach((p, i) => {
-    if (!(p.tenant in config.tenants)) problems.push(`${placeOf(doc, `/principals/${i}/tenant`)}: unknown tenant "${p.tenant}"`);
+    if (!Object.hasOwn(tenants, p.tenant)) problems.push(`${placeOf(doc, `/principals/${i}/tenant`)}: unknown tenant "${p.tenant}"`);
     const priorId = principalIds.get(p.id);
     if (priorId !== undefined) problems.push(`${placeOf(doc, `/principals/${i}/id`)}: principal id "${p.id}" already used at /principals/${priorId}`);
     else principalIds.set(p.id, i);
@@ -40,6 +61,5 @@ export function loadConfigFile(file: string): LoadedConfig {
       else dynamicIds.set(key, `/sources/${kind}/${i}`);
     });
   }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { file: path, dir: dirname(path), doc, config };
+  return problems;
 }

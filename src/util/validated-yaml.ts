@@ -13,7 +13,8 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: false, allowUnionTypes: true });
+// `verbose` gives each error its parent schema, which names the keys an object may have (for "did you mean").
+const ajv = new Ajv2020({ allErrors: true, strict: false, allowUnionTypes: true, verbose: true });
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
 addFormats(ajv);
@@ -77,16 +78,53 @@ export function readLocated(file: string): LocatedDocument {
   return parseLocated(file, text);
 }
 
+/** Edit distance (insertions, deletions, substitutions, adjacent swaps) between two short strings. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/** The known key an unknown one was most likely meant to be, when one is close enough to say so. */
+export function closestKey(unknown: string, known: readonly string[]): string | undefined {
+  const lower = unknown.toLowerCase();
+  const sameButCase = known.find((k) => k.toLowerCase() === lower);
+  if (sameButCase !== undefined) return sameButCase;
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const k of known) {
+    const distance = editDistance(lower, k.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [k, distance];
+  }
+  // Two edits for words of five letters or more, one below that: close enough to be a typo, not another word.
+  return best !== undefined && bestDistance <= (unknown.length >= 5 ? 2 : 1) ? best : undefined;
+}
+
 function describeAjvError(e: ErrorObject): { pointer: string; message: string } {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
-    case 'additionalProperties':
-      return { pointer: `${e.instancePath}/${String(p.additionalProperty)}`, message: `unknown key "${String(p.additionalProperty)}"` };
+    case 'additionalProperties': {
+      const key = String(p.additionalProperty);
+      const properties = (e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+      const suggestion = properties ? closestKey(key, Object.keys(properties)) : undefined;
+      return { pointer: `${e.instancePath}/${key}`, message: `unknown key "${key}"${suggestion !== undefined ? `; did you mean "${suggestion}"?` : ''}` };
+    }
     case 'required':
       return { pointer: e.instancePath, message: `missing required key "${String(p.missingProperty)}"` };
     case 'enum':
       return { pointer: e.instancePath, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
     case 'pattern':
+      // The value is never echoed: a key pasted where its hash belongs must not reach a log.
+      if (/\/keyHash$/.test(e.instancePath)) {
+        return { pointer: e.instancePath, message: 'is not a key hash (sha256:<64 hex digits>); if this is the API key itself, run `toolhost hash-key` and put its output here, then replace the key: it has been stored in plain text' };
+      }
       return { pointer: e.instancePath, message: `does not match the expected form ${String(p.pattern)}` };
     default:
       return { pointer: e.instancePath, message: e.message ?? e.keyword };

@@ -53,7 +53,27 @@ const cases: Case[] = [
   {
     name: 'principal of an unknown tenant, and a bad key hash, both reported',
     text: `tenants:\n  acme: { tools: ["*"] }\nprincipals:\n  - { id: a, tenant: acme, keyHash: "md5:xyz" }\n  - { id: b, tenant: nobody, keyHash: "${KEY_HASH}" }\n`,
-    expect: [/:4:\d+: \/principals\/0\/keyHash: does not match/],
+    expect: [/:4:\d+: \/principals\/0\/keyHash: is not a key hash/, /:5:\d+: \/principals\/1\/tenant: unknown tenant "nobody"/],
+  },
+  {
+    name: 'a schema problem and a cross-reference problem in one pass',
+    text: `tenants:\n  acme: { tools: ["*"], toolz: [] }\nprincipals:\n  - { id: b, tenant: nobody, keyHash: "${KEY_HASH}" }\n`,
+    expect: [/:2:\d+: \/tenants\/acme\/toolz: unknown key "toolz"; did you mean "tools"\?/, /:4:\d+: \/principals\/0\/tenant: unknown tenant "nobody"/],
+  },
+  {
+    name: 'did you mean, for a misspelt key at any depth',
+    text: 'servr: { port: 1 }\ntenants:\n  acme: { tools: ["*"], mcpveiw: compact }\n',
+    expect: [/:1:1: \/servr: unknown key "servr"; did you mean "server"\?/, /:3:\d+: \/tenants\/acme\/mcpveiw: unknown key "mcpveiw"; did you mean "mcpView"\?/],
+  },
+  {
+    name: 'no suggestion when nothing is close',
+    text: 'tenants:\n  acme: { tools: ["*"], colour: blue }\n',
+    expect: [/\/tenants\/acme\/colour: unknown key "colour"$/],
+  },
+  {
+    name: 'an API key pasted where its hash belongs: a hint, and the key is not echoed',
+    text: 'tenants:\n  acme: { tools: ["*"] }\nprincipals:\n  - { id: a, tenant: acme, keyHash: "sk-live-pasted-raw-key" }\n',
+    expect: [/:4:\d+: \/principals\/0\/keyHash: is not a key hash .*run `toolhost hash-key`/],
   },
   {
     name: 'unknown tenant referenced by a principal',
@@ -132,6 +152,7 @@ for (const c of cases) {
     const file = writeConfig(c.text, dir);
     const problems = await expectConfigError(file);
     for (const re of c.expect) assert.ok(problems.some((p) => re.test(p)), `no problem matches ${re}:\n${problems.join('\n')}`);
+    assert.ok(!problems.some((p) => p.includes('sk-live-pasted-raw-key')), 'a pasted key was echoed');
   });
 }
 
