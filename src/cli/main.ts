@@ -106,6 +106,14 @@ program
   });
 
 program
+  .command('config-schema')
+  .description('print the JSON Schema of the config file (the repository ships it as toolhost.schema.json)')
+  .action(async () => {
+    const [{ configSchema }, { sectionSchemas }] = await Promise.all([import('../config/schema.js'), import('../config/sections.js')]);
+    process.stdout.write(`${JSON.stringify(configSchema(sectionSchemas), null, 2)}\n`);
+  });
+
+program
   .command('hash-key')
   .description('print the keyHash of an API key for the config (reads the key from stdin when not given)')
   .argument('[key]', 'the API key; prefer stdin so it stays out of shell history')

@@ -1,0 +1,34 @@
+// The config schema a platform team points its editor at: the repository's
+// toolhost.schema.json is exactly what `toolhost config-schema` prints, and it
+// is a standalone JSON Schema that accepts the demo and refuses a typo.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parse } from 'yaml';
+import { configSchema } from '../../src/config/schema.js';
+import { sectionSchemas } from '../../src/config/sections.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const shipped = JSON.parse(readFileSync(join(ROOT, 'toolhost.schema.json'), 'utf8')) as object;
+
+test('toolhost.schema.json is the assembled config schema (regenerate: npx toolhost config-schema > toolhost.schema.json)', () => {
+  assert.deepEqual(shipped, JSON.parse(JSON.stringify(configSchema(sectionSchemas))));
+});
+
+test('`toolhost config-schema` prints the same schema', async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/toolhost.js'), 'config-schema']);
+  assert.deepEqual(JSON.parse(stdout), shipped);
+});
+
+test('the shipped schema stands alone: the demo config passes, a misspelt key fails', () => {
+  const validate = new Ajv2020({ strict: false, allErrors: true }).compile(shipped);
+  const demoText = readFileSync(join(ROOT, 'examples/demo/toolhost.yaml'), 'utf8');
+  assert.match(demoText.split('\n')[0], /^# yaml-language-server: \$schema=\.\.\/\.\.\/toolhost\.schema\.json$/);
+  const demo = parse(demoText) as Record<string, unknown>;
+  assert.ok(validate(demo), JSON.stringify(validate.errors));
+  assert.equal(validate({ ...demo, servr: {} }), false);
+});
