@@ -3,8 +3,7 @@
 // `--log-level`, else `LOG_LEVEL`, else `info` (docs/config.md "Logging").
 import pino, { type Level, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-
-export const LOG_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+import { LOG_LEVELS } from './choices.js';
 
 export function resolveLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv): Level | 'silent' {
   const level = (flag ?? env.LOG_LEVEL ?? 'info').toLowerCase();

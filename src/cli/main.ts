@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../util/validated-yaml.js';
-import { LOG_LEVELS } from './logger.js';
+import { FINDING_KINDS, LOG_LEVELS, type FindingKind } from './choices.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -12,6 +12,13 @@ function port(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is an integer from 0 to 65535');
   return n;
+}
+
+
+function findingKinds(value: string): FindingKind[] {
+  const kinds = value.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  for (const k of kinds) if (!(FINDING_KINDS as readonly string[]).includes(k)) throw new InvalidArgumentError(`unknown finding kind "${k}"; use ${FINDING_KINDS.join(', ')}`);
+  return kinds as FindingKind[];
 }
 
 function fail(message: string, exitCode = 2): never {
@@ -97,12 +104,20 @@ program
 
 program
   .command('validate')
-  .description('check a config file and print, per tenant, how many tools each source contributes')
+  .description('check a config as serve would, report what would pass silently, and print per tenant how many tools each source contributes')
   .requiredOption('--config <file>', 'config file (YAML or JSON)')
-  .action(async (opts: { config: string }) => {
+  .option('--strict', 'every finding is an error (the default when $CI is set)')
+  .option('--no-strict', 'only source-failed and secret-unset are errors')
+  .option('--error <kinds>', 'comma-separated finding kinds to make errors: source-failed, secret-unset, glob-unmatched, rule-unmatched', findingKinds)
+  .option('--warn <kinds>', 'comma-separated finding kinds to make warnings', findingKinds)
+  .option('--principal <id>', "print this principal's effective tools with tier and approval")
+  .option('--key <apiKey>', 'the same for the principal holding this API key (prefer --principal: a key on the command line lands in shell history)')
+  .action(async (opts: { config: string; strict?: boolean; error?: FindingKind[]; warn?: FindingKind[]; principal?: string; key?: string }) => {
     const { runValidate } = await import('./validate-command.js');
-    const out = await runValidate(opts.config).catch(failOnConfigError);
-    process.stdout.write(out);
+    const strict = opts.strict ?? (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false');
+    const result = await runValidate(opts.config, { strict, errors: opts.error, warnings: opts.warn, principal: opts.principal, key: opts.key }).catch(failOnConfigError);
+    process.stdout.write(result.output);
+    process.exitCode = result.exitCode;
   });
 
 program

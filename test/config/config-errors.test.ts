@@ -178,7 +178,7 @@ test('validate prints per-tenant tool counts for the demo', async () => {
   const run = promisify(execFile);
   const cli = new URL('../../src/cli/main.ts', import.meta.url).pathname;
   const demo = new URL('../../examples/demo/toolhost.yaml', import.meta.url).pathname;
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, 'validate', '--config', demo]);
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, 'validate', '--config', demo], { env: { ...process.env, TICKETS_API_TOKEN: 'demo-token', CI: '' } });
   assert.match(stdout, /tenant acme: \d+ tools \(.*node-pack \d+.*\)/);
   assert.match(stdout, /tenant globex: \d+ tools/);
 });
