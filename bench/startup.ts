@@ -2,7 +2,10 @@
 // plain node against running the TypeScript sources through tsx (what bin/
 // and `npm start` did before the build step), measured in one run, with the
 // two alternating so that machine load hits both alike.
-//   npm run build && npx tsx bench/startup.ts [--reps N] [--tools N]
+//   npm run build && npx tsx bench/startup.ts [--reps N] [--tools N] [--before DIR]
+// --before DIR adds a third column: an older checkout (its own bin/toolhost.js,
+// e.g. `git worktree add DIR <commit>` with node_modules linked), for a
+// before/after of a change to how the command starts.
 // Prints a Markdown table (docs/benchmarks.md "Build step").
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,17 +16,21 @@ import { stringify } from 'yaml';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import { benchConfig, REPO_ROOT, TENANTS, type TenantName } from './config.js';
 
-const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, tools: { type: 'string', default: '10000' } } });
+const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, tools: { type: 'string', default: '10000' }, before: { type: 'string' } } });
 const REPS = Number(values.reps);
 const TOOLS = Number(values.tools);
 const DIR = mkdtempSync(join(tmpdir(), 'toolhost-startup-'));
 process.on('exit', () => rmSync(DIR, { recursive: true, force: true }));
 
-type Variant = 'tsx' | 'dist';
+type Variant = 'before' | 'tsx' | 'dist';
 const ENTRY: Record<Variant, string[]> = {
+  before: values.before ? [join(values.before, 'bin/toolhost.js')] : [],
   tsx: ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts')],
   dist: [join(REPO_ROOT, 'bin/toolhost.js')],
 };
+const VARIANTS: Variant[] = values.before ? ['before', 'tsx', 'dist'] : ['tsx', 'dist'];
+const HEADINGS: Record<Variant, string> = { before: 'before (bin/ through tsx)', tsx: 'tsx on src/', dist: 'node on dist/' };
+const perVariant = <T>(): Record<Variant, T[]> => ({ before: [], tsx: [], dist: [] });
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -131,33 +138,40 @@ async function bigRss(variant: Variant): Promise<{ rss: number; startMs: number 
 
 const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 const rows: string[][] = [];
-function report(what: string, tsx: number[], dist: number[], unit: string): void {
-  const a = median(tsx);
-  const b = median(dist);
-  rows.push([what, `${fmt(a)} ${unit}`, `${fmt(b)} ${unit}`, `${(b / a).toFixed(2)}×`]);
+function report(what: string, samples: Record<Variant, number[]>, unit: string): void {
+  const medians = VARIANTS.map((v) => median(samples[v]));
+  rows.push([what, ...medians.map((m) => `${fmt(m)} ${unit}`), `${(medians[medians.length - 1] / medians[0]).toFixed(2)}×`]);
 }
 
-const help: Record<Variant, number[]> = { tsx: [], dist: [] };
-const version: Record<Variant, number[]> = { tsx: [], dist: [] };
+const help = perVariant<number>();
+const hashKey = perVariant<number>();
 for (let i = 0; i < REPS; i++) {
-  for (const v of ['tsx', 'dist'] as const) {
+  for (const v of VARIANTS) {
     help[v].push(timeCommand(v, ['--help']));
-    version[v].push(timeCommand(v, ['hash-key', 'k']));
+    hashKey[v].push(timeCommand(v, ['hash-key', 'k']));
   }
 }
-report('`toolhost --help`', help.tsx, help.dist, 'ms');
-report('`toolhost hash-key k`', version.tsx, version.dist, 'ms');
+report('`toolhost --help`', help, 'ms');
+report('`toolhost hash-key k`', hashKey, 'ms');
 
 const demo = demoConfig();
-const start: Record<Variant, number[]> = { tsx: [], dist: [] };
-for (let i = 0; i < REPS; i++) for (const v of ['tsx', 'dist'] as const) start[v].push(await demoStart(v, demo));
-report('`serve` on the demo: process start to ready and `GET /tools` answered', start.tsx, start.dist, 'ms');
+const start = perVariant<number>();
+for (let i = 0; i < REPS; i++) for (const v of VARIANTS) start[v].push(await demoStart(v, demo));
+report('`serve` on the demo: process start to ready and `GET /tools` answered', start, 'ms');
 
-const big: Record<Variant, { rss: number; startMs: number }[]> = { tsx: [], dist: [] };
-for (let i = 0; i < Math.min(REPS, 3); i++) for (const v of ['tsx', 'dist'] as const) big[v].push(await bigRss(v));
-report(`serve, ${TOOLS.toLocaleString('en')} tools: start to both views served (identity and gzip)`, big.tsx.map((b) => b.startMs), big.dist.map((b) => b.startMs), 'ms');
-report(`RSS with ${TOOLS.toLocaleString('en')} tools, both views served`, big.tsx.map((b) => b.rss), big.dist.map((b) => b.rss), 'MB');
+const bigRuns = Math.min(REPS, 3);
+const bigStart = perVariant<number>();
+const bigMemory = perVariant<number>();
+for (let i = 0; i < bigRuns; i++) {
+  for (const v of VARIANTS) {
+    const b = await bigRss(v);
+    bigStart[v].push(b.startMs);
+    bigMemory[v].push(b.rss);
+  }
+}
+report(`serve, ${TOOLS.toLocaleString('en')} tools: start to both views served (identity and gzip)`, bigStart, 'ms');
+report(`RSS with ${TOOLS.toLocaleString('en')} tools, both views served`, bigMemory, 'MB');
 
-console.log(`| what (median of ${REPS}; RSS and ${TOOLS.toLocaleString('en')}-tool start: of ${Math.min(REPS, 3)}) | tsx on src/ | node on dist/ | dist / tsx |`);
-console.log('| --- | --- | --- | --- |');
+console.log(`| what (median of ${REPS}; ${TOOLS.toLocaleString('en')}-tool rows: of ${bigRuns}) | ${VARIANTS.map((v) => HEADINGS[v]).join(' | ')} | ${HEADINGS.dist} / ${HEADINGS[VARIANTS[0]]} |`);
+console.log(`| --- |${VARIANTS.map(() => ' --- |').join('')} --- |`);
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
