@@ -4,10 +4,12 @@
 // repository, so a clone tests itself.
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { compactToolDescriptorV2Schema, toolDescriptorV2Schema } from '../../src/contract/tool-descriptor-schema.js';
 
 const vendorDir = new URL('../vendor/', import.meta.url);
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 
 type Validator = ((data: unknown) => boolean) & { readonly errors?: unknown };
 
