@@ -180,7 +180,7 @@ describe('methods, versions and errors', () => {
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
       for (const path of ['/tools', '/tools/openwop%3Atext.uppercase']) {
         const res = await request(server.url, path, { method, token: ACME_KEY });
-        assertEnvelope(res, 405, 'method_not_allowed');
+        assertEnvelope(res, 405, 'toolhost.method_not_allowed');
         assert.equal(res.headers.get('allow'), 'GET, HEAD');
         assert.equal(res.headers.get('openwop-version'), '2.0');
       }
