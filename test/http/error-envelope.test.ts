@@ -31,8 +31,8 @@ before(async () => {
   port = Number(new URL(server.url).port);
 });
 after(async () => {
-  server.running.app.server.closeAllConnections();
-  await server.close();
+  server?.running.app.server.closeAllConnections();
+  await server?.close();
 });
 
 interface Case {
@@ -210,5 +210,16 @@ describe('2xx answers, the SSE stream and /mcp carry OpenWOP-Version', () => {
     await notAcceptable.text();
     assert.equal(notAcceptable.status, 406);
     assert.equal(notAcceptable.headers.get('openwop-version'), '2.0');
+  });
+});
+
+describe('a fault inside the host (runs last: it closes the event log under the server)', () => {
+  test('500 internal_error in the envelope, with the header and no stack trace', async () => {
+    server.running.host.events!.close();
+    const res = await request(server.url, '/events', { token: ACME_KEY });
+    assert.equal(res.status, 500);
+    assert.equal(envelopeProblem(res.status, res.headers, res.text), undefined);
+    assert.equal(res.json().error, 'internal_error');
+    assert.doesNotMatch(res.text, /\bat .*\.(ts|js):\d+/);
   });
 });
