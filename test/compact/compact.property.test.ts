@@ -121,10 +121,13 @@ test('closed top level: valid against the published v2 compact inputSchema, only
         if (p === false) continue;
         assert.ok(typeof p === 'object' && p !== null && String((p as { description?: unknown }).description).endsWith(REQUIRED_MARK), `${name} not marked: ${JSON.stringify(p)}`);
       }
-      // Closing what is closed changes nothing.
+      // Closing what is closed changes nothing, and a closed schema is its own rewrite.
       const again = closeTopLevel(closed.schema);
       assert.deepEqual(again.schema, closed.schema);
       assert.deepEqual(again.moved, []);
+      const rewritten = compactInputSchema(closed.schema);
+      assert.deepEqual(rewritten.schema, closed.schema);
+      assert.deepEqual(rewritten.loosened, []);
     }),
     RUNS,
   );
