@@ -8,7 +8,7 @@
 //                                  keeps these keys
 //   age >= refresh+stale           no longer used: a request waits for a fetch
 //                                  (if the cooldown allows one); without keys
-//                                  the answer is 503 `unavailable`
+//                                  the answer is 503 `toolhost.unavailable`
 // An unknown `kid` triggers a fetch unless one happened within the cooldown.
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';

@@ -1,16 +1,27 @@
 // The error envelope (CONTRACT.md "Error body"): every non-2xx answer is
 // exactly { error, message, details? }. Codes and statuses live only here.
+//
+// Every code is one the published v2 error envelope accepts: a registered
+// code answered with its registered status (`x-openwop-http-status` in the
+// v2 schema), or a vendor code `toolhost.<code>` for a situation the registry
+// has no code for (a 405, a 503 of this host, Node's own refusals).
 
 export const ERROR_STATUS = {
+  // registered codes, with their registered statuses
   validation_error: 400,
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
-  method_not_allowed: 405,
   protocol_version_unsupported: 406,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
-  unavailable: 503,
+  // vendor codes
+  'toolhost.method_not_allowed': 405,
+  'toolhost.request_timeout': 408,
+  'toolhost.headers_too_large': 431,
+  'toolhost.unavailable': 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -23,6 +34,14 @@ export interface ErrorBody {
 
 export function errorBody(error: ErrorCode, message: string, details?: Record<string, unknown>): ErrorBody {
   return details === undefined ? { error, message } : { error, message, details };
+}
+
+/** Longest piece of a request (a header value) an error body quotes back. */
+export const MAX_ECHOED_CHARS = 64;
+
+/** A request value as an error body may quote it: at most MAX_ECHOED_CHARS characters, marked when cut. */
+export function echoed(value: string): string {
+  return value.length <= MAX_ECHOED_CHARS ? value : `${value.slice(0, MAX_ECHOED_CHARS)}…`;
 }
 
 /** Thrown anywhere below the HTTP layer when a request must fail with a contract error. */

@@ -95,6 +95,8 @@ export const compactToolDescriptorV2Schema = {
       required: ['type', 'properties'],
       properties: { type: { const: 'object' }, properties: { type: 'object' } },
       propertyNames: { not: { enum: [...COMPACT_BANNED_KEYWORDS] } },
+      // Closed, as the published v2 schema has it: nothing else at the top (nested schemas keep theirs).
+      additionalProperties: false,
     },
   },
   allOf: [execOnlyOnHostExtension],

@@ -1,16 +1,19 @@
 // The HTTP front (CONTRACT.md "Endpoints", "Error body"): a fastify instance
-// whose every answer, including fastify's own failures, is the contract's
-// error envelope, and which stamps `OpenWOP-Version: 2.0` on every response.
+// whose every answer, including fastify's and Node's own failures, is the
+// contract's error envelope, and which stamps `OpenWOP-Version: 2.0` on every
+// response: the protocol gate on routes, sendError on every error (so errors
+// raised before any hook, such as a body that fails to parse, carry it too),
+// answerClientError for what Node's parser refuses.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/principal.js';
 import type { CatalogStore } from '../catalog/store.js';
 import { ContractError } from '../contract/errors.js';
-import { PROTOCOL_VERSION } from '../contract/protocol.js';
 import type { HostMetrics } from '../observability/metrics.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
 import type { EventLog } from '../events/log.js';
 import { refuseAnonymous, registerAuthHooks } from './auth-hook.js';
+import { answerClientError } from './client-error.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerEventRoutes } from './events-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
@@ -34,12 +37,17 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     logger: false,
     routerOptions: { maxParamLength: 2048 },
     bodyLimit: 65_536,
-    return503OnClosing: true,
+    // fastify's own 503 while closing is not the envelope; requests that
+    // arrive while the host drains are answered as usual (from memory).
+    return503OnClosing: false,
+    // Node's parser refusals (malformed request line or headers, 431, 408) in the envelope.
+    clientErrorHandler: answerClientError,
+    // Node would answer a Host-less HTTP/1.1 request with a bare 400; the protocol gate answers it in the envelope.
+    http: { requireHostHeader: false },
     // Long-lived streams (SSE, MCP) are ended by their own close hooks; idle keep-alive sockets must not hold close() up.
     forceCloseConnections: true,
     // Malformed URLs are fastify's own errors: keep them in the envelope too.
     frameworkErrors: (error, _request, reply) => {
-      reply.header('openwop-version', PROTOCOL_VERSION);
       sendError(reply, 'validation_error', error.code === 'FST_ERR_BAD_URL' ? 'malformed URL' : 'malformed request');
     },
   });
@@ -63,6 +71,9 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof ContractError) return sendContractError(reply, error);
     const status = (error as { statusCode?: number }).statusCode;
+    // fastify's own refusals: the body limit, a content type no parser takes, a body that does not parse.
+    if (status === 413) return sendError(reply, 'payload_too_large', 'the request body is too large');
+    if (status === 415) return sendError(reply, 'unsupported_media_type', 'unsupported content type');
     if (status !== undefined && status >= 400 && status < 500) {
       return sendError(reply, 'validation_error', 'malformed request');
     }

@@ -23,7 +23,7 @@ const REALM = 'Bearer realm="toolhost"';
 function admitted(request: FastifyRequest, authenticator: Authenticator, outcome: AuthOutcome): Principal {
   if (!outcome.ok) {
     request.authFailure = outcome.reason;
-    if (outcome.unavailable) throw new ContractError('unavailable', outcome.reason);
+    if (outcome.unavailable) throw new ContractError('toolhost.unavailable', outcome.reason);
     const challenge = outcome.presented ? `${REALM}, error="invalid_token"` : REALM;
     throw new ContractError('unauthenticated', outcome.reason, undefined, { 'www-authenticate': challenge });
   }

@@ -228,12 +228,12 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     if (!res.writableEnded) open.add(end);
   });
 
-  const methodNotAllowed = (_request: FastifyRequest, reply: FastifyReply) => sendError(reply, 'method_not_allowed', 'the event log is read-only', undefined, { allow: 'GET, HEAD' });
+  const methodNotAllowed = (_request: FastifyRequest, reply: FastifyReply) => sendError(reply, 'toolhost.method_not_allowed', 'the event log is read-only', undefined, { allow: 'GET, HEAD' });
   app.route({ method: [...OTHER_METHODS], url: '/events', handler: methodNotAllowed });
   app.route({ method: [...OTHER_METHODS], url: '/sessions/:sessionId/events', handler: methodNotAllowed });
   app.route({
     method: [...OTHER_METHODS, 'HEAD'],
     url: '/events/stream',
-    handler: (_request, reply) => sendError(reply, 'method_not_allowed', 'the event stream is read with GET', undefined, { allow: 'GET' }),
+    handler: (_request, reply) => sendError(reply, 'toolhost.method_not_allowed', 'the event stream is read with GET', undefined, { allow: 'GET' }),
   });
 }

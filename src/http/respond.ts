@@ -3,7 +3,7 @@
 // encodings (CONTRACT.md "Error body"; issue 8: no per-request work).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Body, Encoding } from '../catalog/body.js';
-import { ContractError, ERROR_STATUS, errorBody, type ErrorCode } from '../contract/errors.js';
+import { ContractError, echoed, ERROR_STATUS, errorBody, type ErrorCode } from '../contract/errors.js';
 import { isServedVersion, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../contract/protocol.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -25,23 +25,41 @@ function errorText(code: ErrorCode, message: string, details: Record<string, unk
   return text;
 }
 
+/**
+ * Answers with the error envelope. Every error goes through here, so it
+ * stamps `OpenWOP-Version` itself: an error raised before any route hook
+ * (a body that fails to parse, a body over the limit) carries it too.
+ */
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, details?: Record<string, unknown>, headers: Record<string, string> = {}): FastifyReply {
-  reply.code(ERROR_STATUS[code]).header('content-type', JSON_TYPE).header('cache-control', 'no-store');
+  reply.code(ERROR_STATUS[code]).header('openwop-version', PROTOCOL_VERSION).header('content-type', JSON_TYPE).header('cache-control', 'no-store');
   for (const k in headers) reply.header(k, headers[k]);
   return reply.send(errorText(code, message, details));
 }
 
 /**
  * Stamps `OpenWOP-Version` on the reply and refuses a request that asks for
- * a version not served (406 protocol_version_unsupported). False when it
- * answered: the caller must stop.
+ * a version not served (406 protocol_version_unsupported; the asked value is
+ * quoted in `details.requested`, bounded: a header may be kilobytes long).
+ * Also refuses an HTTP/1.1 request without a Host header (400), which Node
+ * is told to let through so that the refusal is an envelope too (app.ts).
+ * False when it answered: the caller must stop.
  */
 export function protocolGate(request: FastifyRequest, reply: FastifyReply): boolean {
   reply.header('openwop-version', PROTOCOL_VERSION);
   const asked = request.headers[PROTOCOL_HEADER];
-  if (isServedVersion(Array.isArray(asked) ? asked[0] : asked)) return true;
-  sendError(reply, 'protocol_version_unsupported', `protocol version ${String(asked)} is not served`, { protocolVersions: [PROTOCOL_VERSION] });
-  return false;
+  const version = Array.isArray(asked) ? asked[0] : asked;
+  if (!isServedVersion(version)) {
+    sendError(reply, 'protocol_version_unsupported', 'the requested OpenWOP-Version is not served', {
+      protocolVersions: [PROTOCOL_VERSION],
+      requested: echoed(String(version)),
+    });
+    return false;
+  }
+  if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+    sendError(reply, 'validation_error', 'an HTTP/1.1 request needs a Host header');
+    return false;
+  }
+  return true;
 }
 
 export function sendContractError(reply: FastifyReply, err: ContractError): FastifyReply {

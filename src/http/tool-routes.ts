@@ -36,7 +36,7 @@ function toolIdFromUrl(url: string): string {
 }
 
 function methodNotAllowed(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendError(reply, 'method_not_allowed', 'the catalog is read-only', undefined, { allow: READ_METHODS });
+  return sendError(reply, 'toolhost.method_not_allowed', 'the catalog is read-only', undefined, { allow: READ_METHODS });
 }
 
 /**

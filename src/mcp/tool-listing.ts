@@ -1,7 +1,14 @@
-// How a catalog entry looks on the MCP front door (issue 7 "tools/list"): the
+// How a catalog entry looks on the MCP front door (docs/mcp.md "tools/list"): the
 // MCP-safe name, the host's own four hints plus a title as annotations (never
 // the upstream's), and the standard or compact input schema.
+//
+// The compact profile is not bound by the published CompactToolDescriptor
+// schema: its input schema is the compact view's plus the top-level
+// `required` list (MCP clients and models read it there), and it carries no
+// `outputSchema` (an SDK client compiles a validator for each one it lists,
+// which makes listing a large catalog slow; compact sessions want it small).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { compactRequired } from '../catalog/compact-descriptor.js';
 import type { CallerView, CatalogSnapshot, ToolEntry } from '../catalog/snapshot.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
@@ -11,7 +18,7 @@ export function toMcpTool(entry: ToolEntry, name: string, compact: boolean): Too
   const d = entry.tool.descriptor;
   // MCP requires a top-level object schema; the compact form always is one.
   const standard = d.inputSchema?.type === 'object' ? d.inputSchema : undefined;
-  const inputSchema = (compact ? entry.compactDescriptor.inputSchema : standard ?? entry.compactDescriptor.inputSchema) ?? EMPTY_OBJECT_SCHEMA;
+  const inputSchema = (compact ? compactProfileSchema(entry) : standard ?? entry.compactDescriptor.inputSchema) ?? EMPTY_OBJECT_SCHEMA;
   const tool: Tool = {
     name,
     inputSchema: inputSchema as Tool['inputSchema'],
@@ -20,8 +27,15 @@ export function toMcpTool(entry: ToolEntry, name: string, compact: boolean): Too
   if (d.title !== undefined) tool.title = d.title;
   const description = compact ? entry.compactDescriptor.description : d.description;
   if (description !== undefined) tool.description = description;
-  if (d.outputSchema?.type === 'object') tool.outputSchema = d.outputSchema as Tool['outputSchema'];
+  if (!compact && d.outputSchema?.type === 'object') tool.outputSchema = d.outputSchema as Tool['outputSchema'];
   return tool;
+}
+
+function compactProfileSchema(entry: ToolEntry): Record<string, unknown> | undefined {
+  const schema = entry.compactDescriptor.inputSchema;
+  if (schema === undefined) return undefined;
+  const required = compactRequired(entry.tool.descriptor);
+  return required.length === 0 ? schema : { ...schema, required: [...required] };
 }
 
 /** Cursor = the last toolId of the previous page, so a catalog swap between pages neither repeats nor skips a surviving tool. */

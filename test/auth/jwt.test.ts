@@ -222,7 +222,7 @@ describe('JWKS endpoint down', () => {
       await sleep(Math.max(0, 2100 - (Date.now() - t1)));
       const gone = await request(server.url, '/tools', { token: remembered });
       assert.equal(gone.status, 503, gone.text);
-      assert.equal(gone.json().error, 'unavailable');
+      assert.equal(gone.json().error, 'toolhost.unavailable');
       assert.match(gone.json().message, /signing keys unavailable/);
       jwks.setMode('ok');
       assert.ok(await eventually(async () => (await request(server.url, '/tools', { token: await fresh() })).status === 200, 3000));

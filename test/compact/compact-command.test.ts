@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { compactDescriptor } from '../../src/catalog/compact-descriptor.js';
 import { runCompactCommand } from '../../src/cli/compact-command.js';
+import { errorsOf, validatePublishedCompactInputSchema } from '../helpers/schemas.js';
 import { bannedKeywords } from './support/walk.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolhost-compact-cli-'));
@@ -38,12 +40,34 @@ test('prints the compact schema and what was loosened', () => {
   assert.match(r.output, /^# loosened \(1\):\n#   \/: "not" dropped$/m);
 });
 
-test('a schema already in the subset: unchanged, nothing loosened', () => {
+test('a schema already in the subset: nothing loosened; the top level is closed as the compact view serves it', () => {
   const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
   const r = runCompactCommand(file('ok.json', JSON.stringify(schema)));
   assert.equal(r.exitCode, 0);
-  assert.deepEqual(jsonPart(r.output), schema);
+  assert.deepEqual(jsonPart(r.output), { type: 'object', properties: { a: { type: 'string', description: '(required)' } } });
   assert.match(r.output, /^# nothing loosened$/m);
+  assert.match(r.output, /^# top level closed \(1\):\n#   \/required: moved into the properties' descriptions/m);
+});
+
+test('the output is what GET /tools?view=compact serves: the published v2 compact inputSchema', () => {
+  const schema = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: 'args',
+    type: 'object',
+    properties: { pair: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false } },
+    required: ['pair'],
+    additionalProperties: false,
+    oneOf: [{ required: ['pair'] }],
+  };
+  const r = runCompactCommand(file('closed.json', JSON.stringify(schema)));
+  assert.equal(r.exitCode, 0);
+  const out = jsonPart(r.output) as Record<string, unknown>;
+  assert.ok(validatePublishedCompactInputSchema(out), errorsOf(validatePublishedCompactInputSchema));
+  assert.deepEqual(out, compactDescriptor({ toolId: 'x:y', source: 'mcp', safetyTier: 'write', inputSchema: schema }).inputSchema);
+  assert.deepEqual((out.properties as Record<string, unknown>).pair, {
+    type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false, description: '(required)',
+  });
+  assert.match(r.output, /^#   \/\$schema: dropped; the schema is re-spelled from draft-07 to 2020-12$/m);
 });
 
 test('boolean schemas are schemas too', () => {

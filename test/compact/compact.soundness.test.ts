@@ -9,11 +9,16 @@
 // instances that the original rejects), how many the compact schema accepts;
 // that count may not exceed test/compact/tightness-baseline.json
 // (regenerate with UPDATE_TIGHTNESS_BASELINE=1 after a deliberate change).
+// What the compact view serves (the top level closed by closeTopLevel) must
+// be sound too, and valid against the published v2 compact inputSchema;
+// tightness is measured on the rewrite itself.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 import fc from 'fast-check';
+import { closeTopLevel } from '../../src/catalog/compact/close-top-level.js';
 import { compactInputSchema } from '../../src/catalog/compact/compact-input-schema.js';
+import { errorsOf, validatePublishedCompactInputSchema } from '../helpers/schemas.js';
 import { schemaWithBannedKeywords } from './support/arbitraries.js';
 import { probe, type ProbeOptions } from './support/instances.js';
 import { fetchLiveTools } from './support/mcp.js';
@@ -85,7 +90,14 @@ function run(name: string, options: ProbeOptions): CorpusStats {
       stats.skipped++; // ajv cannot compile the original (invalid upstream schema)
       continue;
     }
-    const compactAccepts = compile(schema); // must always compile
+    const served = closeTopLevel(schema).schema;
+    assert.ok(validatePublishedCompactInputSchema(served), `${c.id}: ${errorsOf(validatePublishedCompactInputSchema)}`);
+    const rewriteAccepts = compile(schema); // must always compile
+    const servedAccepts = compile(served);
+    // A valid instance that either form rejects is a failure. The closed
+    // form only loosens the rewrite, so the near misses both accept are
+    // those the rewrite accepts: tightness stays the rewrite's.
+    const compactAccepts = (x: unknown): boolean => rewriteAccepts(x) && servedAccepts(x);
     const r = probe(c.schema, accepts, compactAccepts, hashString(c.id), options);
     stats.instances += r.valid;
     stats.nearMisses += r.nearMisses;

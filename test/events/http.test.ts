@@ -60,7 +60,7 @@ test('the event routes need the same bearer credential as /tools', async () => {
   }
   const post = await request(server.url, '/events', { token: ACME_KEY, method: 'POST' });
   assert.equal(post.status, 405);
-  assert.equal(post.json().error, 'method_not_allowed');
+  assert.equal(post.json().error, 'toolhost.method_not_allowed');
   const v3 = await request(server.url, '/events', { token: ACME_KEY, headers: { 'openwop-version': '3.0' } });
   assert.equal(v3.status, 406);
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ACME_KEY, DEMO_CONFIG, GLOBEX_KEY, request, startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
-import { errorsOf, validateCompactV1, validateV1, validateV2 } from '../helpers/schemas.js';
+import { errorsOf, validateCapabilitiesV2, validateCompactV1, validateV1, validateV2 } from '../helpers/schemas.js';
 
 let server: TestServer;
 before(async () => {
@@ -180,7 +180,7 @@ describe('methods, versions and errors', () => {
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
       for (const path of ['/tools', '/tools/openwop%3Atext.uppercase']) {
         const res = await request(server.url, path, { method, token: ACME_KEY });
-        assertEnvelope(res, 405, 'method_not_allowed');
+        assertEnvelope(res, 405, 'toolhost.method_not_allowed');
         assert.equal(res.headers.get('allow'), 'GET, HEAD');
         assert.equal(res.headers.get('openwop-version'), '2.0');
       }
@@ -217,11 +217,17 @@ describe('discovery and health', () => {
     const res = await get('/.well-known/openwop');
     assert.equal(res.status, 200);
     const doc = res.json();
+    assert.ok(validateCapabilitiesV2(doc), errorsOf(validateCapabilitiesV2));
     assert.deepEqual(doc.protocolVersions, ['2.0']);
     assert.equal(doc.preferredVersion, '2.0');
     assert.equal(doc.implementation.name, 'toolhost');
     const tc = doc.toolCatalog;
-    assert.equal(tc.status, 'stable');
+    // v2 declares toolCatalog experimental: the record claims no more, and says until when.
+    assert.equal(tc.status, 'experimental');
+    assert.equal(tc.since, '2.0');
+    const until = /^(\d+)\.(\d+)$/.exec(tc.until);
+    if (until !== null) assert.ok(Number(until[1]) > 2 || (Number(until[1]) === 2 && Number(until[2]) > 0), `until ${tc.until} is not after 2.0`);
+    else assert.ok(/^\d{4}-\d{2}-\d{2}$/.test(tc.until) && tc.until >= new Date().toISOString().slice(0, 10), `until ${tc.until} is in the past`);
     assert.equal(tc.compactView, true);
     assert.equal('supported' in tc, false);
     const list = (await get('/tools', ACME_KEY)).json();

@@ -55,11 +55,19 @@ describe('tools/list', () => {
     assert.deepEqual(tools.map((t) => t.name).sort(), [nameOf('mcp:fx.echo'), nameOf('openwop:t.upper')].sort());
   });
 
-  test('/mcp?view=compact serves compact input schemas', async () => {
+  test('/mcp?view=compact serves compact input schemas that keep top-level required, and no outputSchema', async () => {
     const c = await connect(server.url, 'ka', { path: '/mcp?view=compact' });
     try {
       const { tools } = await listAll(c);
       for (const t of tools) assert.doesNotMatch(JSON.stringify(t.inputSchema), /"\$ref"|"anyOf"|"oneOf"|"allOf"/);
+      // Not bound by the published CompactToolDescriptor: an MCP client reads `required` at the top.
+      const upper = tools.find((t) => t.name === nameOf('openwop:t.upper'))!;
+      assert.deepEqual(upper.inputSchema.required, ['text']);
+      assert.equal(tools.find((t) => t.name === nameOf('workflow:shout'))!.inputSchema.required?.[0], 'text');
+      // Output schemas cost an SDK client a validator each: the compact profile has none.
+      assert.deepEqual(tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name), []);
+      const { tools: standard } = await listAll(a);
+      assert.ok(standard.find((t) => t.name === nameOf('openwop:t.upper'))!.outputSchema, 'the standard profile keeps it');
     } finally {
       await c.close();
     }
