@@ -34,8 +34,17 @@ export interface DispatchOutcome {
   status: CallStatus;
 }
 
-/** Asks the caller to approve a call (MCP elicitation); `unsupported` when the client cannot be asked. */
-export type ApprovalPrompt = (message: string) => Promise<'accept' | 'decline' | 'cancel' | 'unsupported'>;
+/**
+ * How asking the caller for approval ended: its answer (`accept`, `decline`,
+ * `cancel`), or why there is none: `unsupported` (the client cannot be
+ * asked), `malformed` (the answer did not fit), `error` (the client answered
+ * with an error), `timeout` (no answer in time), `disconnected` (the client
+ * went away or cancelled the call while asked).
+ */
+export type ApprovalAnswer = 'accept' | 'decline' | 'cancel' | 'unsupported' | 'malformed' | 'error' | 'timeout' | 'disconnected';
+
+/** Asks the caller to approve a call (MCP elicitation). Should not throw; a throw counts as `error`. */
+export type ApprovalPrompt = (message: string) => Promise<ApprovalAnswer>;
 
 export class CallAbort extends Error {
   constructor(readonly status: 'timeout' | 'cancelled', message: string) {
