@@ -61,18 +61,29 @@ function loopbackHosts(request: FastifyRequest): string[] {
   return port === undefined ? [] : [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
 }
 
-/** The request's principal travels to the SDK handlers as the transport's auth info (never the credential itself). */
-function withPrincipal(raw: IncomingMessage, principal: Principal): IncomingMessage & { auth: AuthInfo } {
+/**
+ * The request's principal travels to the SDK handlers as the transport's auth
+ * info (never the credential itself), with a signal that fires when the
+ * client drops the connection before its answer was written: nobody could
+ * receive that answer any more, so a call (or an approval) waiting on it is
+ * cancelled.
+ */
+function withPrincipal(raw: IncomingMessage, reply: FastifyReply, principal: Principal): IncomingMessage & { auth: AuthInfo } {
   const req = raw as IncomingMessage & { auth: AuthInfo };
-  req.auth = { token: '', clientId: principal.id, scopes: [...principal.scopes], extra: { principal } };
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort(new Error('the client disconnected'));
+  });
+  req.auth = { token: '', clientId: principal.id, scopes: [], extra: { principal, gone: gone.signal } };
   return req;
 }
 
-function principalOfExtra(extra: { authInfo?: AuthInfo }): Principal {
+function callerOf(extra: { authInfo?: AuthInfo; signal: AbortSignal }): { principal: Principal; signal: AbortSignal } {
   const principal = extra.authInfo?.extra?.principal as Principal | undefined;
   // Every request reaching a handler passed through withPrincipal; anything else is a bug, not a caller.
   if (principal === undefined) throw new McpError(ErrorCode.InternalError, 'request without a principal');
-  return principal;
+  const gone = extra.authInfo?.extra?.gone as AbortSignal | undefined;
+  return { principal, signal: gone === undefined ? extra.signal : AbortSignal.any([extra.signal, gone]) };
 }
 
 function sameIds(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
@@ -93,13 +104,13 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   const buildServer = (compact: boolean, session: () => McpSession | undefined): Server => {
     const server = new Server({ name: IMPLEMENTATION.name, version: IMPLEMENTATION.version }, { capabilities: { tools: { listChanged: true } } });
     server.setRequestHandler(ListToolsRequestSchema, async (req, extra) => {
-      const view = deps.store.current().viewFor(principalOfExtra(extra));
+      const view = deps.store.current().viewFor(callerOf(extra).principal);
       return listPage(view, req.params?.cursor, pageSize, compact);
     });
     server.setRequestHandler(LooseCallToolRequestSchema, async (raw, extra) => {
       // The SDK has checked the params against CallToolRequest by now.
       const params = (raw as unknown as { params: { name: string; arguments?: Record<string, unknown> } }).params;
-      const principal = principalOfExtra(extra);
+      const { principal, signal } = callerOf(extra);
       const own = session();
       const identity = identityOf(principal);
       if (own === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'session closed');
@@ -108,8 +119,8 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
       }
       try {
         const toolId = deps.store.current().viewFor(principal).mcpNames.byName.get(params.name);
-        const approve = elicitationPrompt(server, { requestId: extra.requestId, signal: extra.signal }, approvalTimeoutMs);
-        return await callCatalogTool(deps, { principal, toolId, requested: params.name, args: params.arguments ?? {}, signal: extra.signal, approve });
+        const approve = elicitationPrompt(server, { requestId: extra.requestId, signal }, approvalTimeoutMs);
+        return await callCatalogTool(deps, { principal, toolId, requested: params.name, args: params.arguments ?? {}, signal, approve });
       } catch (err) {
         if (err instanceof CallRefused) throw new McpError(ErrorCode.InvalidParams, err.message);
         throw err;
@@ -186,14 +197,14 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
         await server.connect(transport);
         reply.raw.setHeader('openwop-version', PROTOCOL_VERSION);
         reply.hijack();
-        await transport.handleRequest(withPrincipal(request.raw, principal), reply.raw, request.body);
+        await transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body);
         return reply;
       }
       session.lastSeen = Date.now();
       follow(session, principal);
       reply.raw.setHeader('openwop-version', PROTOCOL_VERSION);
       reply.hijack();
-      await session.transport.handleRequest(withPrincipal(request.raw, principal), reply.raw, request.body);
+      await session.transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body);
       return reply;
     },
   });
