@@ -1,4 +1,4 @@
-// One catalog tool call, start to end (issue 7 "tools/call" and "Tool
+// One catalog tool call, start to end (docs/mcp.md "tools/call" and "Tool
 // sessions"): the same snapshot lookup and visibility rule as GET /tools,
 // argument validation, approval, dispatch, and a complete content-free event
 // bracket around it whatever happens (unknown tool, invalid arguments,

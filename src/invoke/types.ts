@@ -1,5 +1,5 @@
 // What the invocation layer needs from the host, and what one call returns.
-// The catalog describes; this layer calls (issue 7 "tools/call"), always
+// The catalog describes; this layer calls (docs/mcp.md "tools/call"), always
 // through the same snapshot lookup and visibility rule as GET /tools.
 import type { Logger } from 'pino';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';

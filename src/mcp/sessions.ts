@@ -88,7 +88,8 @@ export class SessionRegistry {
     let own = this.byIdentity.get(session.identity);
     if (own === undefined) this.byIdentity.set(session.identity, (own = new Set()));
     own.add(session);
-    if (this.byId.size > this.limits.softCap) this.trimToSoftCap(Date.now());
+    // Never the session being opened: it would be refused after its initialize succeeded.
+    if (this.byId.size > this.limits.softCap) this.trimToSoftCap(Date.now(), session);
   }
 
   /** Forgets a session (idempotent); the transport's own close calls it. */
@@ -137,11 +138,11 @@ export class SessionRegistry {
     this.trimToSoftCap(now);
   }
 
-  private trimToSoftCap(now: number): void {
+  private trimToSoftCap(now: number, keep?: McpSession): void {
     const excess = this.byId.size - this.limits.softCap;
     if (excess <= 0) return;
     const cutoff = now - this.limits.minIdleMs;
-    const idle = [...this.byId.values()].filter((s) => s.calls === 0 && s.lastSeen <= cutoff).sort((x, y) => x.lastSeen - y.lastSeen);
+    const idle = [...this.byId.values()].filter((s) => s !== keep && s.calls === 0 && s.lastSeen <= cutoff).sort((x, y) => x.lastSeen - y.lastSeen);
     for (const s of idle.slice(0, excess)) this.close(s);
   }
 }

@@ -138,4 +138,13 @@ describe('idle timeout under pressure', () => {
     registry.sweep(now + 600_000);
     assert.deepEqual([...registry.values()].map((s) => s.id), ['s2'], 'idle ones closed, the busy one kept');
   });
+
+  test('a session being opened is never the one the soft cap closes', () => {
+    const registry = new SessionRegistry({ ...limits, softCap: 1, minIdleMs: 0 });
+    const busy = add(registry, 'busy', 0);
+    busy.calls = 1;
+    const fresh = add(registry, 'fresh', Date.now());
+    assert.equal(registry.get('fresh'), fresh, 'over the soft cap with nothing idle to close, the new session still opens');
+    assert.equal(registry.get('busy'), busy);
+  });
 });
