@@ -36,6 +36,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       pageSize: mcpConfig.pageSize,
       sessionIdleMs: mcpConfig.sessionIdleMs,
       approvalTimeoutMs: mcpConfig.approvalTimeoutMs,
+      apiKeys: host.apiKeys,
       limits: {
         maxSessionsPerPrincipal: mcpConfig.maxSessionsPerPrincipal,
         maxConcurrentCallsPerPrincipal: mcpConfig.maxConcurrentCallsPerPrincipal,

@@ -35,6 +35,11 @@ export interface FrontDoorOptions {
   sessionIdleMs?: number;
   /** How long a call waits for the client's approval answer. */
   approvalTimeoutMs?: number;
+  /**
+   * The API-key principals as they stand now, and a signal when they change
+   * (keys-file reload): open sessions of a changed key are told at once.
+   */
+  apiKeys?: { onReplace(listener: () => void): () => void; currentPrincipal(key: string): Principal | undefined };
   /** Session and concurrency caps; unset fields take DEFAULT_SESSION_LIMITS. */
   limits?: Partial<Omit<SessionLimits, 'idleMs'>>;
 }
@@ -144,6 +149,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   sweep.unref();
   app.addHook('onClose', async () => {
     clearInterval(sweep);
+    stopFollowingKeys?.();
     await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
   });
 
@@ -155,6 +161,16 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     session.principal = principal;
     if (changed) session.server.sendToolListChanged().catch(() => undefined);
   };
+
+  // A keys-file reload changes an API-key session's rights without any request of its own: follow it now.
+  const stopFollowingKeys = options.apiKeys?.onReplace(() => {
+    for (const s of sessions.values()) {
+      if (s.principal.kind !== 'api-key') continue;
+      const now = options.apiKeys!.currentPrincipal(s.identity);
+      // A revoked or removed key: its next request is refused (401), nothing to announce.
+      if (now !== undefined) follow(s, now);
+    }
+  });
 
   app.route({
     method: ['GET', 'POST', 'DELETE'],
