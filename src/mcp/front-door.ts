@@ -145,7 +145,9 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     }
   });
 
-  const sweep = setInterval(() => sessions.sweep(), Math.min(sessions.limits.idleMs, sessions.limits.minIdleMs, 60_000));
+  // Often enough for the shortest timeout in play, never more than once a second (sessionMinIdleMs may be 0).
+  const { idleMs, minIdleMs } = sessions.limits;
+  const sweep = setInterval(() => sessions.sweep(), Math.max(1_000, Math.min(idleMs, minIdleMs, 60_000)));
   sweep.unref();
   app.addHook('onClose', async () => {
     clearInterval(sweep);
