@@ -48,13 +48,28 @@ const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
 /** JSON-RPC code of the front door's own refusals (session or call caps); -32000..-32099 is the implementation's range. */
 export const OVER_CAPACITY = -32003;
 
+/** What is wrong with a tools/call request's params, in words; undefined when the shape is right. */
+function callParamsProblem(params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return 'params must be an object';
+  const { name, arguments: args } = params as Record<string, unknown>;
+  if (typeof name !== 'string' || name === '') return '"name" must be a non-empty string';
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return '"arguments" must be an object';
+  return undefined;
+}
+
 /**
- * tools/call is registered with a schema that accepts any params: the SDK's
- * Server then checks them against CallToolRequest itself and answers a
- * malformed call (no `name`, `arguments` not an object) with InvalidParams,
- * where the strict schema would fail in the dispatcher and answer InternalError.
+ * tools/call is registered with a schema that checks the params itself: the
+ * SDK's strict schema would fail in its dispatcher and answer InternalError
+ * with a validator dump. A refinement that throws is the one way to answer
+ * from the parse step (the SDK reads the thrown error's code): InvalidParams
+ * with the reason. The SDK's Server then checks the rest of CallToolRequest.
  */
-const LooseCallToolRequestSchema = CallToolRequestSchema.pick({ method: true }).loose();
+const LooseCallToolRequestSchema = CallToolRequestSchema.pick({ method: true })
+  .loose()
+  .superRefine((request) => {
+    const problem = callParamsProblem((request as { params?: unknown }).params);
+    if (problem !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call params: ${problem}`);
+  });
 
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, headers: Record<string, string> = {}): FastifyReply {
   return reply.code(status).headers({ ...headers, 'content-type': 'application/json' }).send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));

@@ -134,16 +134,18 @@ describe('asking', () => {
 });
 
 describe('malformed tools/call params are InvalidParams', () => {
-  for (const [what, params] of [
-    ['arguments not an object', { name: 'openwop__t_look', arguments: 'x' }],
-    ['arguments an array', { name: 'openwop__t_look', arguments: [1] }],
-    ['name missing', { arguments: {} }],
-    ['name not a string', { name: 7 }],
+  for (const [what, params, reason] of [
+    ['arguments not an object', { name: 'openwop__t_look', arguments: 'x' }, /"arguments" must be an object/],
+    ['arguments an array', { name: 'openwop__t_look', arguments: [1] }, /"arguments" must be an object/],
+    ['name missing', { arguments: {} }, /"name" must be/],
+    ['name not a string', { name: 7 }, /"name" must be/],
+    ['no params', undefined, /params must be an object/],
   ] as const) {
     test(what, async () => {
       const c = await client();
       const { answer: a } = await c.request('tools/call', params);
       assert.equal(a?.error?.code, -32602, JSON.stringify(a));
+      assert.match(a!.error!.message, reason);
     });
   }
 });
