@@ -110,6 +110,16 @@ describe('a bad approval exchange closes the session and says why', () => {
     assert.equal(elicitations.length, 1);
     assert.equal(await closedWith(), 'cancelled');
   });
+
+  test('a client that ends its MCP session (DELETE) while asked: the session closes as cancelled', async () => {
+    const c = await client();
+    let ended: Promise<void> | undefined;
+    const { answer: a, elicitations } = await c.call('x-host-t-always', {}, () => void (ended = c.close()));
+    await ended;
+    assert.equal(a, undefined);
+    assert.equal(elicitations.length, 1);
+    assert.equal(await closedWith(), 'cancelled');
+  });
 });
 
 describe('asking', () => {
