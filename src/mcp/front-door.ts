@@ -184,8 +184,9 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     for (const s of sessions.values()) {
       if (s.principal.kind !== 'api-key') continue;
       const now = options.apiKeys!.currentPrincipal(s.identity);
-      // A revoked or removed key: its next request is refused (401), nothing to announce.
-      if (now !== undefined) follow(s, now);
+      // A revoked, removed or expired key: close its sessions, which also ends a GET stream opened with it.
+      if (now === undefined) sessions.close(s);
+      else follow(s, now);
     }
   });
 

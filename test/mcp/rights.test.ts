@@ -24,10 +24,13 @@ let key: SigningKey;
 let dir: string;
 let writes = 0;
 
-const keysEntry = (scopes: string[]) => ({ principals: [{ id: 'p1', tenant: 'acme', keyHash: hashApiKey('k1'), scopes }, { id: 'p2', tenant: 'acme', keyHash: hashApiKey('k2'), scopes: ['exec'] }] });
-function writeKeys(scopes: string[]): void {
+/** p1 (key k1) with `scopes`; p2 (key k2) unless `withP2` is false. */
+const keysEntry = (scopes: string[], withP2 = true) => ({
+  principals: [{ id: 'p1', tenant: 'acme', keyHash: hashApiKey('k1'), scopes }, ...(withP2 ? [{ id: 'p2', tenant: 'acme', keyHash: hashApiKey('k2'), scopes: ['exec'] }] : [])],
+});
+function writeKeys(scopes: string[], withP2 = true): void {
   const tmp = join(dir, `.keys.${++writes}.tmp`);
-  writeFileSync(tmp, stringify(keysEntry(scopes)));
+  writeFileSync(tmp, stringify(keysEntry(scopes, withP2)));
   renameSync(tmp, join(dir, 'keys.yaml'));
 }
 
@@ -117,6 +120,23 @@ describe('rights follow the credential of each request', () => {
       assert.equal((r.content as { text: string }[])[0].text, 'ran');
     } finally {
       await s.client.close();
+    }
+  });
+  test('a key removed from the keys file: its open session is closed, ending its GET stream', async () => {
+    const c = new RawMcp(server.url, 'k2');
+    await c.initialize();
+    const stream = await fetch(`${server.url}/mcp`, { headers: { authorization: 'Bearer k2', accept: 'text/event-stream', 'mcp-session-id': c.sessionId! } });
+    assert.equal(stream.status, 200);
+    const ended = stream.text().then(() => 'ended', () => 'ended');
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      writeKeys(['exec'], false);
+      const guard = new Promise<string>((r) => (timer = setTimeout(r, 15_000, 'still open')));
+      assert.equal(await Promise.race([ended, guard]), 'ended');
+    } finally {
+      clearTimeout(timer);
+      writeKeys(['exec']);
+      assert.ok(await eventually(async () => (await request(server.url, '/tools', { token: 'k2' })).status === 200, 15_000), 'k2 is back');
     }
   });
 });
