@@ -57,6 +57,9 @@ interface StoredKey {
 
 export class ApiKeyStore {
   private keys = new Map<string, StoredKey>();
+  private listeners = new Set<() => void>();
+  /** Keys by principal key, made on first use after a replace (only MCP sessions ask). */
+  private byPrincipal?: Map<string, StoredKey[]>;
 
   constructor(records: readonly ApiKeyRecord[] = []) {
     this.replace(records);
@@ -75,6 +78,32 @@ export class ApiKeyStore {
       });
     }
     this.keys = next;
+    this.byPrincipal = undefined;
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Calls `listener` after every replace (a keys-file reload); returns the unsubscribe. */
+  onReplace(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /**
+   * The principal a usable key (not revoked, not expired) currently gives for
+   * this principal key, if any: what an open MCP session of that principal
+   * may now see, without holding the key itself.
+   */
+  currentPrincipal(key: string, nowMs = Date.now()): Principal | undefined {
+    if (this.byPrincipal === undefined) {
+      this.byPrincipal = new Map();
+      for (const stored of this.keys.values()) {
+        const k = stored.principal.key!;
+        const list = this.byPrincipal.get(k);
+        if (list === undefined) this.byPrincipal.set(k, [stored]);
+        else list.push(stored);
+      }
+    }
+    return this.byPrincipal.get(key)?.find((s) => !s.revoked && (s.expiresAtMs === undefined || nowMs < s.expiresAtMs))?.principal;
   }
 
   get size(): number {

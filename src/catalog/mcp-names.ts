@@ -1,10 +1,12 @@
-// MCP-safe tool names for the MCP front door (issue 7): MCP clients and LLM
-// providers accept roughly `[A-Za-z0-9_-]{1,64}`, toolIds hold `:` `.` `/`.
-// The readable form replaces `:` with `__` and every other disallowed
-// character with `_`. Where that is ambiguous in this catalog (two ids give
-// the same form) or too long, every id involved gets a hash suffix instead,
-// so no name depends on the order tools were read in. Reversal goes through
-// the snapshot's map, never by parsing the name.
+// MCP-safe tool names for the MCP front door (docs/mcp.md "Names"): MCP
+// clients and LLM providers accept roughly `[A-Za-z0-9_-]{1,64}`, toolIds
+// hold `:` `.` `/`. The readable form replaces `:` with `__` and every other
+// disallowed character with `_`. Where that is ambiguous among the given ids
+// (two give the same form) or too long, every id involved gets a hash suffix
+// instead, so no name depends on the order tools were read in. The front door
+// names one caller view's ids at a time (CallerView.mcpNames): a tool the
+// caller cannot see never renames one of its tools. Reversal goes through the
+// same map, never by parsing the name.
 import { createHash } from 'node:crypto';
 
 export const MAX_MCP_NAME_LENGTH = 64;

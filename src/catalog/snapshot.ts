@@ -55,6 +55,7 @@ class Entry implements ToolEntry {
 export class CallerView {
   private standardList?: Body;
   private compactList?: Body;
+  private names?: McpNameMap;
   constructor(
     readonly ids: ReadonlySet<string>,
     readonly entries: readonly ToolEntry[],
@@ -67,6 +68,14 @@ export class CallerView {
   /** GET /tools?view=compact: `{ "tools": [...] }`. */
   get compact(): Body {
     return (this.compactList ??= this.lists.bodyFor(this.entries, 'compact'));
+  }
+  /**
+   * MCP-safe names for exactly this view's tools, made on first use: they
+   * depend on nothing the caller cannot see, so a tool of another tenant
+   * never renames one of this caller's.
+   */
+  get mcpNames(): McpNameMap {
+    return (this.names ??= assignMcpNames(this.entries.map((e) => e.tool.descriptor.toolId)));
   }
   /** The list bodies made so far, with the encodings made for each (what a successor snapshot should prepare). */
   used(): { kind: Kind; encodings: Encoding[] }[] {
@@ -95,7 +104,6 @@ export class CatalogSnapshot implements PreviousBuild {
   private readonly views = new Map<string, { view: CallerView; tenant: string; scopes: readonly string[] }>();
   /** The view of a caller object already asked about (principals are long-lived objects): no key to build per request. */
   private readonly callerViews = new WeakMap<Caller, CallerView>();
-  private names?: McpNameMap;
   /** Visible id sets by view key, from a previous snapshot whose visibility this one repeats. */
   private readonly inherited?: ReadonlyMap<string, ReadonlySet<string>>;
   /** List bodies, shared by views that list the same entries. */
@@ -147,11 +155,6 @@ export class CatalogSnapshot implements PreviousBuild {
   /** The tool with this id (what the next build may reuse). */
   tool(toolId: string): BuiltTool | undefined {
     return this.byId.get(toolId)?.tool;
-  }
-
-  /** MCP-safe names for the whole catalog, computed once per snapshot on first use. */
-  get mcpNames(): McpNameMap {
-    return (this.names ??= assignMcpNames(this.entries.map((e) => e.tool.descriptor.toolId)));
   }
 
   /** The view for a caller; an unknown tenant sees nothing. */

@@ -36,6 +36,11 @@ export interface McpFrontDoorConfig {
   pageSize?: number;
   sessionIdleMs?: number;
   callTimeoutMs?: number;
+  approvalTimeoutMs?: number;
+  maxSessionsPerPrincipal?: number;
+  maxConcurrentCallsPerPrincipal?: number;
+  sessionSoftCap?: number;
+  sessionMinIdleMs?: number;
 }
 
 /** One API-key principal; the shape is shared with `auth.keysFile` and lives beside the key store. */
@@ -120,6 +125,11 @@ export function configSchema(sections: SectionSchemas): object {
           pageSize: { type: 'integer', minimum: 1, maximum: 1000 },
           sessionIdleMs: { type: 'integer', minimum: 1000 },
           callTimeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
+          approvalTimeoutMs: { type: 'integer', minimum: 100, maximum: 3_600_000 },
+          maxSessionsPerPrincipal: { type: 'integer', minimum: 1 },
+          maxConcurrentCallsPerPrincipal: { type: 'integer', minimum: 1 },
+          sessionSoftCap: { type: 'integer', minimum: 1 },
+          sessionMinIdleMs: { type: 'integer', minimum: 0 },
         },
       },
       principals: { type: 'array', items: principalEntrySchema },

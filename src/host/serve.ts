@@ -35,6 +35,14 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       allowedHosts: mcpConfig.allowedHosts,
       pageSize: mcpConfig.pageSize,
       sessionIdleMs: mcpConfig.sessionIdleMs,
+      approvalTimeoutMs: mcpConfig.approvalTimeoutMs,
+      apiKeys: host.apiKeys,
+      limits: {
+        maxSessionsPerPrincipal: mcpConfig.maxSessionsPerPrincipal,
+        maxConcurrentCallsPerPrincipal: mcpConfig.maxConcurrentCallsPerPrincipal,
+        softCap: mcpConfig.sessionSoftCap,
+        minIdleMs: mcpConfig.sessionMinIdleMs,
+      },
       compactTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpView === 'compact').map(([id]) => id)),
     });
   }

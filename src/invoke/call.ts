@@ -1,4 +1,4 @@
-// One catalog tool call, start to end (issue 7 "tools/call" and "Tool
+// One catalog tool call, start to end (docs/mcp.md "tools/call" and "Tool
 // sessions"): the same snapshot lookup and visibility rule as GET /tools,
 // argument validation, approval, dispatch, and a complete content-free event
 // bracket around it whatever happens (unknown tool, invalid arguments,
@@ -11,7 +11,7 @@ import type { SessionOutcome } from '../events/log.js';
 import { argumentProblem } from './arguments.js';
 import { dispatchCall } from './dispatch.js';
 import { errorResult } from './results.js';
-import { CallAbort, type ApprovalPrompt, type CallStatus, type DispatchOutcome, type InvokeDeps } from './types.js';
+import { CallAbort, type ApprovalAnswer, type ApprovalPrompt, type CallStatus, type DispatchOutcome, type InvokeDeps } from './types.js';
 import { runWorkflow } from './workflow-runner.js';
 
 /** A call refused before it ran; the MCP layer turns it into a protocol error. */
@@ -47,6 +47,17 @@ export function needsApproval(d: ToolDescriptor): boolean {
 
 export const UNKNOWN_TOOL = '(unknown)';
 
+/** Why a call that needed approval did not run, as the caller is told. */
+const APPROVAL_REFUSAL: Record<Exclude<ApprovalAnswer, 'accept'>, string> = {
+  decline: 'the approval was declined',
+  cancel: 'the approval was cancelled',
+  unsupported: 'it needs approval and this client cannot be asked (no form elicitation support)',
+  malformed: 'the approval answer was malformed (expected action "accept" with content {"approve": true})',
+  error: 'the client answered the approval request with an error',
+  timeout: 'no approval answer arrived in time',
+  disconnected: 'the client went away while approval was pending',
+};
+
 const OUTCOME: Record<CallStatus, SessionOutcome> = { ok: 'completed', error: 'failed', invalid: 'failed', refused: 'failed', timeout: 'failed', cancelled: 'cancelled' };
 
 export async function callCatalogTool(deps: InvokeDeps, req: CallRequest): Promise<CallToolResult> {
@@ -75,11 +86,10 @@ export async function callCatalogTool(deps: InvokeDeps, req: CallRequest): Promi
   }
   const descriptor = entry.tool.descriptor;
   if (needsApproval(descriptor)) {
-    const answer = await req.approve(`Allow ${descriptor.title ?? toolId} (${toolId}, ${descriptor.safetyTier})?`);
+    const answer = await req.approve(`Allow ${descriptor.title ?? toolId} (${toolId}, ${descriptor.safetyTier})?`).catch((): ApprovalAnswer => 'error');
     if (answer !== 'accept') {
-      refuse('refused', answer === 'cancel' ? 'cancelled' : 'failed');
-      const why = answer === 'unsupported' ? 'it needs approval and this client cannot be asked (no elicitation support)' : `the approval was ${answer === 'cancel' ? 'cancelled' : 'declined'}`;
-      throw new CallRefused('approval', `${toolId} was not run: ${why}`);
+      refuse('refused', answer === 'cancel' || answer === 'disconnected' ? 'cancelled' : 'failed');
+      throw new CallRefused('approval', `${toolId} was not run: ${APPROVAL_REFUSAL[answer]}`);
     }
   }
 

@@ -1,5 +1,5 @@
 // What the invocation layer needs from the host, and what one call returns.
-// The catalog describes; this layer calls (issue 7 "tools/call"), always
+// The catalog describes; this layer calls (docs/mcp.md "tools/call"), always
 // through the same snapshot lookup and visibility rule as GET /tools.
 import type { Logger } from 'pino';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -34,8 +34,17 @@ export interface DispatchOutcome {
   status: CallStatus;
 }
 
-/** Asks the caller to approve a call (MCP elicitation); `unsupported` when the client cannot be asked. */
-export type ApprovalPrompt = (message: string) => Promise<'accept' | 'decline' | 'cancel' | 'unsupported'>;
+/**
+ * How asking the caller for approval ended: its answer (`accept`, `decline`,
+ * `cancel`), or why there is none: `unsupported` (the client cannot be
+ * asked), `malformed` (the answer did not fit), `error` (the client answered
+ * with an error), `timeout` (no answer in time), `disconnected` (the client
+ * went away or cancelled the call while asked).
+ */
+export type ApprovalAnswer = 'accept' | 'decline' | 'cancel' | 'unsupported' | 'malformed' | 'error' | 'timeout' | 'disconnected';
+
+/** Asks the caller to approve a call (MCP elicitation). Should not throw; a throw counts as `error`. */
+export type ApprovalPrompt = (message: string) => Promise<ApprovalAnswer>;
 
 export class CallAbort extends Error {
   constructor(readonly status: 'timeout' | 'cancelled', message: string) {

@@ -1,19 +1,27 @@
-// The MCP front door (issue 7): `/mcp`, Streamable HTTP, one SDK `Server` per
-// MCP session bound to the principal that opened it. Same credentials and the
-// same visibility rule as GET /tools (the snapshot's views), the host's own
-// annotations, paged tools/list, tools/call through the invocation layer, and
-// notifications/tools/list_changed when a caller's visible set changes.
+// The MCP front door (docs/mcp.md; the contract's toolCatalog served as MCP
+// tools): `/mcp`, Streamable HTTP, one SDK `Server` per MCP session. Every
+// request is judged by the credential it carries: the session must belong to
+// the same principal identity (kind, tenant, id), and what the request may
+// list, call and approve is that request's principal's view, so a narrowed
+// key or a token with fewer scopes takes effect at once. Same visibility rule
+// as GET /tools, the host's own annotations, paged tools/list, tools/call
+// through the invocation layer, and notifications/tools/list_changed when a
+// caller's visible set changes (catalog swap or credential change).
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Authenticator, Principal } from '../auth/principal.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import { IMPLEMENTATION, PROTOCOL_VERSION } from '../contract/protocol.js';
 import { requirePrincipal } from '../http/auth-hook.js';
 import { callCatalogTool, CallRefused } from '../invoke/call.js';
-import type { ApprovalPrompt, InvokeDeps } from '../invoke/types.js';
+import type { InvokeDeps } from '../invoke/types.js';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, elicitationPrompt } from './approval.js';
+import { DEFAULT_SESSION_LIMITS, identityOf, type McpSession, SessionRegistry, type SessionLimits } from './sessions.js';
 import { DEFAULT_PAGE_SIZE, listPage } from './tool-listing.js';
 
 export interface FrontDoorOptions {
@@ -23,23 +31,48 @@ export interface FrontDoorOptions {
   pageSize?: number;
   /** Tenants whose MCP sessions get compact input schemas by default. */
   compactTenants?: ReadonlySet<string>;
-  /** Sessions idle this long are closed. */
+  /** Sessions idle this long are closed (shorter under pressure: see `limits`). */
   sessionIdleMs?: number;
-}
-
-interface McpSession {
-  id: string;
-  principal: Principal;
-  server: Server;
-  transport: StreamableHTTPServerTransport;
-  compact: boolean;
-  lastSeen: number;
+  /** How long a call waits for the client's approval answer. */
+  approvalTimeoutMs?: number;
+  /**
+   * The API-key principals as they stand now, and a signal when they change
+   * (keys-file reload): open sessions of a changed key are told at once.
+   */
+  apiKeys?: { onReplace(listener: () => void): () => void; currentPrincipal(key: string): Principal | undefined };
+  /** Session and concurrency caps; unset fields take DEFAULT_SESSION_LIMITS. */
+  limits?: Partial<Omit<SessionLimits, 'idleMs'>>;
 }
 
 const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
+/** JSON-RPC code of the front door's own refusals (session or call caps); -32000..-32099 is the implementation's range. */
+export const OVER_CAPACITY = -32003;
 
-function rpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+/** What is wrong with a tools/call request's params, in words; undefined when the shape is right. */
+function callParamsProblem(params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return 'params must be an object';
+  const { name, arguments: args } = params as Record<string, unknown>;
+  if (typeof name !== 'string' || name === '') return '"name" must be a non-empty string';
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return '"arguments" must be an object';
+  return undefined;
+}
+
+/**
+ * tools/call is registered with a schema that checks the params itself: the
+ * SDK's strict schema would fail in its dispatcher and answer InternalError
+ * with a validator dump. A refinement that throws is the one way to answer
+ * from the parse step (the SDK reads the thrown error's code): InvalidParams
+ * with the reason. The SDK's Server then checks the rest of CallToolRequest.
+ */
+const LooseCallToolRequestSchema = CallToolRequestSchema.pick({ method: true })
+  .loose()
+  .superRefine((request) => {
+    const problem = callParamsProblem((request as { params?: unknown }).params);
+    if (problem !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call params: ${problem}`);
+  });
+
+function rpcError(reply: FastifyReply, status: number, code: number, message: string, headers: Record<string, string> = {}): FastifyReply {
+  return reply.code(status).headers({ ...headers, 'content-type': 'application/json' }).send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 function loopbackHosts(request: FastifyRequest): string[] {
@@ -48,34 +81,71 @@ function loopbackHosts(request: FastifyRequest): string[] {
   return port === undefined ? [] : [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
 }
 
+/**
+ * The request's principal travels to the SDK handlers as the transport's auth
+ * info (never the credential itself), with a signal that fires when the
+ * client drops the connection before its answer was written: nobody could
+ * receive that answer any more, so a call (or an approval) waiting on it is
+ * cancelled.
+ */
+function withPrincipal(raw: IncomingMessage, reply: FastifyReply, principal: Principal): IncomingMessage & { auth: AuthInfo } {
+  const req = raw as IncomingMessage & { auth: AuthInfo };
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort(new Error('the client disconnected'));
+  });
+  req.auth = { token: '', clientId: principal.id, scopes: [], extra: { principal, gone: gone.signal } };
+  return req;
+}
+
+function callerOf(extra: { authInfo?: AuthInfo; signal: AbortSignal }): { principal: Principal; signal: AbortSignal } {
+  const principal = extra.authInfo?.extra?.principal as Principal | undefined;
+  // Every request reaching a handler passed through withPrincipal; anything else is a bug, not a caller.
+  if (principal === undefined) throw new McpError(ErrorCode.InternalError, 'request without a principal');
+  const gone = extra.authInfo?.extra?.gone as AbortSignal | undefined;
+  return { principal, signal: gone === undefined ? extra.signal : AbortSignal.any([extra.signal, gone]) };
+}
+
+function sameIds(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a === b) return true;
+  if (a.size !== b.size) return false;
+  for (const id of a) if (!b.has(id)) return false;
+  return true;
+}
+
 export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, options: FrontDoorOptions): { sessionCount(): number } {
-  const sessions = new Map<string, McpSession>();
+  // Unset (undefined) caps keep their defaults.
+  const given = Object.fromEntries(Object.entries(options.limits ?? {}).filter(([, v]) => v !== undefined));
+  const sessions = new SessionRegistry({ ...DEFAULT_SESSION_LIMITS, ...given, idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_LIMITS.idleMs });
   const principals = new WeakMap<FastifyRequest, Principal>();
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
 
-  const buildServer = (principal: Principal, compact: boolean): Server => {
+  const buildServer = (compact: boolean, session: () => McpSession | undefined): Server => {
     const server = new Server({ name: IMPLEMENTATION.name, version: IMPLEMENTATION.version }, { capabilities: { tools: { listChanged: true } } });
-    server.setRequestHandler(ListToolsRequestSchema, async (req) => {
-      const snapshot = deps.store.current();
-      return listPage(snapshot, snapshot.viewFor(principal), req.params?.cursor, pageSize, compact);
+    server.setRequestHandler(ListToolsRequestSchema, async (req, extra) => {
+      const view = deps.store.current().viewFor(callerOf(extra).principal);
+      return listPage(view, req.params?.cursor, pageSize, compact);
     });
-    const approve: ApprovalPrompt = async (message) => {
-      if (!server.getClientCapabilities()?.elicitation) return 'unsupported';
-      const answer = await server.elicitInput({
-        message,
-        requestedSchema: { type: 'object', properties: { approve: { type: 'boolean', title: 'Approve this call' } }, required: ['approve'] },
-      });
-      if (answer.action !== 'accept') return answer.action;
-      return answer.content?.approve === true ? 'accept' : 'decline';
-    };
-    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-      const toolId = deps.store.current().mcpNames.byName.get(req.params.name);
+    server.setRequestHandler(LooseCallToolRequestSchema, async (raw, extra) => {
+      // The SDK has checked the params against CallToolRequest by now.
+      const params = (raw as unknown as { params: { name: string; arguments?: Record<string, unknown> } }).params;
+      const { principal, signal } = callerOf(extra);
+      const own = session();
+      const identity = identityOf(principal);
+      if (own === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'session closed');
+      if (!sessions.beginCall(own, identity)) {
+        throw new McpError(OVER_CAPACITY, `too many concurrent tool calls for this principal (limit ${sessions.limits.maxConcurrentCallsPerPrincipal}); retry when one has finished`);
+      }
       try {
-        return await callCatalogTool(deps, { principal, toolId, requested: req.params.name, args: req.params.arguments ?? {}, signal: extra.signal, approve });
+        const toolId = deps.store.current().viewFor(principal).mcpNames.byName.get(params.name);
+        const approve = elicitationPrompt(server, { requestId: extra.requestId, signal }, approvalTimeoutMs);
+        return await callCatalogTool(deps, { principal, toolId, requested: params.name, args: params.arguments ?? {}, signal, approve });
       } catch (err) {
         if (err instanceof CallRefused) throw new McpError(ErrorCode.InvalidParams, err.message);
         throw err;
+      } finally {
+        sessions.endCall(own, identity);
       }
     });
     return server;
@@ -90,14 +160,34 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     }
   });
 
-  const sweep = setInterval(() => {
-    const cutoff = Date.now() - idleMs;
-    for (const s of sessions.values()) if (s.lastSeen < cutoff) void s.transport.close();
-  }, Math.min(idleMs, 60_000));
+  // Often enough for the shortest timeout in play, never more than once a second (sessionMinIdleMs may be 0).
+  const { idleMs, minIdleMs } = sessions.limits;
+  const sweep = setInterval(() => sessions.sweep(), Math.max(1_000, Math.min(idleMs, minIdleMs, 60_000)));
   sweep.unref();
   app.addHook('onClose', async () => {
     clearInterval(sweep);
+    stopFollowingKeys?.();
     await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
+  });
+
+  /** A request of the session's own identity whose principal changed (reloaded key, another token): tell the client if its list did. */
+  const follow = (session: McpSession, principal: Principal): void => {
+    if (session.principal === principal) return;
+    const snapshot = deps.store.current();
+    const changed = !sameIds(snapshot.viewFor(principal).ids, snapshot.viewFor(session.principal).ids);
+    session.principal = principal;
+    if (changed) session.server.sendToolListChanged().catch(() => undefined);
+  };
+
+  // A keys-file reload changes an API-key session's rights without any request of its own: follow it now.
+  const stopFollowingKeys = options.apiKeys?.onReplace(() => {
+    for (const s of sessions.values()) {
+      if (s.principal.kind !== 'api-key') continue;
+      const now = options.apiKeys!.currentPrincipal(s.identity);
+      // A revoked, removed or expired key: close its sessions, which also ends a GET stream opened with it.
+      if (now === undefined) sessions.close(s);
+      else follow(s, now);
+    }
   });
 
   app.route({
@@ -110,38 +200,45 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     },
     handler: async (request, reply) => {
       const principal = principals.get(request)!;
+      const identity = identityOf(principal);
       const header = request.headers['mcp-session-id'];
       const sessionId = Array.isArray(header) ? header[0] : header;
       let session = sessionId === undefined ? undefined : sessions.get(sessionId);
-      // Another principal presenting someone's session id gets the same answer as an unknown id.
-      if (sessionId !== undefined && (!session || session.principal.id !== principal.id || session.principal.tenant !== principal.tenant)) {
+      // Another identity (another principal, tenant or credential kind) presenting a session id gets the same answer as an unknown id.
+      if (sessionId !== undefined && (!session || session.identity !== identity)) {
         return rpcError(reply, 404, -32001, 'Session not found');
       }
       if (!session) {
         if (request.method !== 'POST' || !isInitializeRequest(request.body)) return rpcError(reply, 400, -32000, 'Bad Request: no valid session id');
+        if (!sessions.admit(identity)) {
+          return rpcError(reply, 429, OVER_CAPACITY, `too many MCP sessions for this principal (limit ${sessions.limits.maxSessionsPerPrincipal}, all busy); close one (DELETE /mcp) or retry later`, { 'retry-after': '1' });
+        }
         const compact = (request.query as Record<string, unknown>)?.view === 'compact' || (options.compactTenants?.has(principal.tenant) ?? false);
-        const server = buildServer(principal, compact);
+        let opened: McpSession | undefined;
+        const server = buildServer(compact, () => opened);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           enableDnsRebindingProtection: true,
           allowedHosts: [...loopbackHosts(request), ...(options.allowedHosts ?? [])],
           onsessioninitialized: (id) => {
-            sessions.set(id, { id, principal, server, transport, compact, lastSeen: Date.now() });
+            opened = { id, identity, principal, server, transport, compact, lastSeen: Date.now(), calls: 0 };
+            sessions.add(opened);
           },
         });
         transport.onclose = () => {
-          if (transport.sessionId) sessions.delete(transport.sessionId);
+          if (transport.sessionId) sessions.remove(transport.sessionId);
         };
         await server.connect(transport);
         reply.raw.setHeader('openwop-version', PROTOCOL_VERSION);
         reply.hijack();
-        await transport.handleRequest(request.raw, reply.raw, request.body);
+        await transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body);
         return reply;
       }
       session.lastSeen = Date.now();
+      follow(session, principal);
       reply.raw.setHeader('openwop-version', PROTOCOL_VERSION);
       reply.hijack();
-      await session.transport.handleRequest(request.raw, reply.raw, request.body);
+      await session.transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body);
       return reply;
     },
   });

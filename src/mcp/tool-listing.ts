@@ -9,7 +9,7 @@
 // which makes listing a large catalog slow; compact sessions want it small).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { compactRequired } from '../catalog/compact-descriptor.js';
-import type { CallerView, CatalogSnapshot, ToolEntry } from '../catalog/snapshot.js';
+import type { CallerView, ToolEntry } from '../catalog/snapshot.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
 const EMPTY_OBJECT_SCHEMA = { type: 'object' as const, properties: {} };
@@ -43,7 +43,7 @@ export function encodeCursor(toolId: string): string {
   return Buffer.from(toolId, 'utf8').toString('base64url');
 }
 
-export function listPage(snapshot: CatalogSnapshot, view: CallerView, cursor: string | undefined, pageSize: number, compact: boolean): { tools: Tool[]; nextCursor?: string } {
+export function listPage(view: CallerView, cursor: string | undefined, pageSize: number, compact: boolean): { tools: Tool[]; nextCursor?: string } {
   const after = cursor === undefined ? undefined : Buffer.from(cursor, 'base64url').toString('utf8');
   const entries = view.entries;
   let start = 0;
@@ -59,7 +59,7 @@ export function listPage(snapshot: CatalogSnapshot, view: CallerView, cursor: st
     start = lo;
   }
   const page = entries.slice(start, start + pageSize);
-  const names = snapshot.mcpNames.byToolId;
+  const names = view.mcpNames.byToolId;
   const tools = page.map((e) => toMcpTool(e, names.get(e.tool.descriptor.toolId)!, compact));
   const more = start + pageSize < entries.length;
   return more ? { tools, nextCursor: encodeCursor(page[page.length - 1].tool.descriptor.toolId) } : { tools };

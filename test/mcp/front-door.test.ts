@@ -27,7 +27,8 @@ after(async () => {
   api?.server.close();
 });
 
-const nameOf = (toolId: string) => server.running.host.store.current().mcpNames.byToolId.get(toolId)!;
+// Names as tenant a's key (scope exec) sees them; b's tools are a subset with no collisions, so b's names are the same.
+const nameOf = (toolId: string) => server.running.host.store.current().viewFor({ tenant: 'a', scopes: new Set(['exec']) }).mcpNames.byToolId.get(toolId)!;
 const textOf = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as { type: string; text: string }[])[0].text;
 const sessionEvents = () => server.running.host.events!.readAfter('a', -1, 1000);
 

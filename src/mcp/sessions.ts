@@ -1,0 +1,159 @@
+// The MCP front door's sessions (docs/mcp.md "Sessions and limits"): which
+// principal identity each belongs to, how many each identity may hold and
+// how many tool calls it may run at once, and idle expiry that tightens
+// under pressure, so a client that leaks sessions costs bounded memory.
+import { getHeapStatistics } from 'node:v8';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { principalKey, type Principal } from '../auth/principal.js';
+
+export interface SessionLimits {
+  /** Open sessions per principal identity; at the cap its least recently used idle session makes room. */
+  maxSessionsPerPrincipal: number;
+  /** Tool calls in flight per principal identity, over all its sessions. */
+  maxConcurrentCallsPerPrincipal: number;
+  /** Sessions idle this long are closed. */
+  idleMs: number;
+  /** Above this many sessions in all, the idle timeout shrinks and the oldest idle sessions are closed down to it. */
+  softCap: number;
+  /** Under pressure, a session idle at least this long may be closed. */
+  minIdleMs: number;
+  /** Heap use (fraction of the heap limit) from which the idle timeout drops to `minIdleMs`. */
+  heapPressureRatio: number;
+}
+
+export const DEFAULT_SESSION_LIMITS: SessionLimits = {
+  maxSessionsPerPrincipal: 100,
+  maxConcurrentCallsPerPrincipal: 32,
+  idleMs: 30 * 60_000,
+  softCap: 1000,
+  minIdleMs: 60_000,
+  heapPressureRatio: 0.85,
+};
+
+export interface McpSession {
+  id: string;
+  /** Kind, tenant and id of the principal that opened it: every later request must present the same. */
+  identity: string;
+  /** The principal of the latest request (its scopes may differ from the opener's). */
+  principal: Principal;
+  server: Server;
+  transport: StreamableHTTPServerTransport;
+  compact: boolean;
+  lastSeen: number;
+  /** Tool calls in flight in this session (a busy session is never closed for idleness). */
+  calls: number;
+}
+
+/** Who a request is, for binding sessions: a JWT and an API key with the same id are different callers. */
+export function identityOf(p: Principal): string {
+  return p.key ?? principalKey(p.kind, p.tenant, p.id);
+}
+
+export class SessionRegistry {
+  private readonly byId = new Map<string, McpSession>();
+  private readonly byIdentity = new Map<string, Set<McpSession>>();
+  private readonly callsByIdentity = new Map<string, number>();
+
+  constructor(readonly limits: SessionLimits) {}
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): McpSession | undefined {
+    return this.byId.get(id);
+  }
+
+  values(): IterableIterator<McpSession> {
+    return this.byId.values();
+  }
+
+  /**
+   * Makes room for one more session of `identity`: at the cap, closes its
+   * least recently used session without a call in flight. False when every
+   * one of them is busy (the new session is refused).
+   */
+  admit(identity: string): boolean {
+    const own = this.byIdentity.get(identity);
+    if (own === undefined || own.size < this.limits.maxSessionsPerPrincipal) return true;
+    const victim = oldestIdle(own, Infinity);
+    if (victim === undefined) return false;
+    this.close(victim);
+    return true;
+  }
+
+  add(session: McpSession): void {
+    this.byId.set(session.id, session);
+    let own = this.byIdentity.get(session.identity);
+    if (own === undefined) this.byIdentity.set(session.identity, (own = new Set()));
+    own.add(session);
+    // Never the session being opened: it would be refused after its initialize succeeded.
+    if (this.byId.size > this.limits.softCap) this.trimToSoftCap(Date.now(), session);
+  }
+
+  /** Forgets a session (idempotent); the transport's own close calls it. */
+  remove(id: string): void {
+    const s = this.byId.get(id);
+    if (s === undefined) return;
+    this.byId.delete(id);
+    const own = this.byIdentity.get(s.identity);
+    own?.delete(s);
+    if (own?.size === 0) this.byIdentity.delete(s.identity);
+  }
+
+  close(session: McpSession): void {
+    this.remove(session.id);
+    session.transport.close().catch(() => undefined);
+  }
+
+  /** Counts a call in; false (nothing counted) when the identity already runs its maximum. */
+  beginCall(session: McpSession, identity: string): boolean {
+    const running = this.callsByIdentity.get(identity) ?? 0;
+    if (running >= this.limits.maxConcurrentCallsPerPrincipal) return false;
+    this.callsByIdentity.set(identity, running + 1);
+    session.calls++;
+    return true;
+  }
+
+  endCall(session: McpSession, identity: string): void {
+    session.calls--;
+    const running = (this.callsByIdentity.get(identity) ?? 1) - 1;
+    if (running <= 0) this.callsByIdentity.delete(identity);
+    else this.callsByIdentity.set(identity, running);
+  }
+
+  /** The idle timeout now: the configured one, shorter in proportion above the soft cap, the minimum when the heap is nearly full. */
+  effectiveIdleMs(heapRatio = heapUse()): number {
+    const { idleMs, softCap, minIdleMs, heapPressureRatio } = this.limits;
+    if (heapRatio >= heapPressureRatio) return minIdleMs;
+    if (this.byId.size <= softCap) return idleMs;
+    return Math.max(minIdleMs, Math.floor((idleMs * softCap) / this.byId.size));
+  }
+
+  /** Closes sessions idle past the effective timeout, then the oldest idle ones while above the soft cap. */
+  sweep(now = Date.now()): void {
+    const cutoff = now - this.effectiveIdleMs();
+    for (const s of [...this.byId.values()]) if (s.calls === 0 && s.lastSeen <= cutoff) this.close(s);
+    this.trimToSoftCap(now);
+  }
+
+  private trimToSoftCap(now: number, keep?: McpSession): void {
+    const excess = this.byId.size - this.limits.softCap;
+    if (excess <= 0) return;
+    const cutoff = now - this.limits.minIdleMs;
+    const idle = [...this.byId.values()].filter((s) => s !== keep && s.calls === 0 && s.lastSeen <= cutoff).sort((x, y) => x.lastSeen - y.lastSeen);
+    for (const s of idle.slice(0, excess)) this.close(s);
+  }
+}
+
+function oldestIdle(sessions: Iterable<McpSession>, cutoff: number): McpSession | undefined {
+  let oldest: McpSession | undefined;
+  for (const s of sessions) if (s.calls === 0 && s.lastSeen <= cutoff && (oldest === undefined || s.lastSeen < oldest.lastSeen)) oldest = s;
+  return oldest;
+}
+
+function heapUse(): number {
+  const { used_heap_size, heap_size_limit } = getHeapStatistics();
+  return used_heap_size / heap_size_limit;
+}
