@@ -44,14 +44,14 @@ after(async () => {
   for (const w of worlds) await w.server.close();
 });
 
-async function callTool(url: string): Promise<{ ok: true } | { ok: false; message: string }> {
+async function callTool(url: string): Promise<{ ok: true } | { ok: false; message: string; code: unknown }> {
   const client = await connect(url, ACME_KEY);
   try {
     const result = await client.callTool({ name: TOOL, arguments: {} });
     assert.notEqual(result.isError, true, 'the tool itself works');
     return { ok: true };
   } catch (err) {
-    return { ok: false, message: (err as Error).message };
+    return { ok: false, message: (err as Error).message, code: (err as { code?: unknown }).code };
   } finally {
     await client.close();
   }
@@ -196,6 +196,7 @@ test('a full disk (injected SQLITE_FULL): refused with a clear error, no sequenc
     for (let i = 0; i < 3; i++) {
       const refused = await callTool(server.url);
       assert.equal(refused.ok, false);
+      assert.equal((refused as { code: unknown }).code, -32603, 'a JSON-RPC internal error: the host, not the request, is at fault');
       assert.match((refused as { message: string }).message, /event log cannot be written \(disk full: database or disk is full\); tool calls are refused/);
     }
     const res = await readyz(server.url);
