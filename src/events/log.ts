@@ -121,6 +121,8 @@ const PAYLOAD_SHAPE: Readonly<Record<ToolEventType, Readonly<Record<string, Fiel
 const MAX_ID_LENGTH = 2048;
 const DEFAULT_PRUNE_INTERVAL_MS = 60_000;
 const DEFAULT_CHECK_INTERVAL_MS = 1000;
+/** How long an append waits for another writer's lock before it is refused as `busy`. */
+const BUSY_TIMEOUT_MS = 5000;
 const DAY_MS = 86_400_000;
 const SCHEMA_VERSION = 1;
 
@@ -284,7 +286,7 @@ export class EventLog {
       db.pragma('journal_mode = WAL');
       // See the head of this file: committed data survives a process kill.
       db.pragma('synchronous = NORMAL');
-      db.pragma('busy_timeout = 5000');
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       const version = db.pragma('user_version', { simple: true }) as number;
       if (version > SCHEMA_VERSION) throw new Error(`${file}: event log schema version ${version} is newer than this host understands (${SCHEMA_VERSION})`);
       db.exec(`
@@ -365,7 +367,16 @@ export class EventLog {
 
   /** The periodic check (see "Faults" above); the timer calls it, and so may a test. */
   check(): void {
-    if (!this.closed) this.guard.check(() => this.probe.run(new Date().toISOString()));
+    if (this.closed) return;
+    this.guard.check(() => {
+      // The probe runs on a timer: it must not hold the event loop waiting for another writer's lock.
+      this.db.pragma('busy_timeout = 0');
+      try {
+        this.probe.run(new Date().toISOString());
+      } finally {
+        this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+    });
   }
 
   /** Every event of one session, in order; [] for an unknown session or another tenant's. */
