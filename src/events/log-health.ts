@@ -77,12 +77,15 @@ interface Identity {
   ino: number;
 }
 
-function identityOf(path: string): Identity | undefined {
+/** The file's identity; 'missing' when the path names nothing; undefined when stat fails otherwise (no verdict). */
+function identityOf(path: string): Identity | 'missing' | undefined {
   try {
     const s = statSync(path);
     return { dev: s.dev, ino: s.ino };
-  } catch {
-    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // Only a path that is gone proves the file gone; EACCES and the like say nothing about the open handle.
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : undefined;
   }
 }
 
@@ -98,8 +101,10 @@ export class FileIdentity {
   private readonly wal: Identity | undefined;
 
   constructor(private readonly file: string) {
-    this.db = identityOf(file);
-    this.wal = identityOf(`${file}-wal`);
+    const db = identityOf(file);
+    const wal = identityOf(`${file}-wal`);
+    this.db = typeof db === 'object' ? db : undefined;
+    this.wal = typeof wal === 'object' ? wal : undefined;
   }
 
   changed(): string | undefined {
@@ -109,7 +114,8 @@ export class FileIdentity {
     ] as const) {
       if (expected === undefined) continue;
       const now = identityOf(path);
-      if (now === undefined) return `${path} was deleted while the log had it open`;
+      if (now === undefined) continue;
+      if (now === 'missing') return `${path} was deleted while the log had it open`;
       if (now.dev !== expected.dev || now.ino !== expected.ino) return `${path} was replaced by another file while the log had it open`;
     }
     return undefined;
