@@ -28,26 +28,16 @@
 // commits on a power loss or kernel crash, and even then the database stays
 // consistent (WAL frames are checksummed and a torn tail is discarded).
 //
-// Faults. The log is writable only while its file is the file on disk and the
-// disk takes writes. `append` checks, before each write, that the database and
-// its `-wal` file still have the device and inode they had at open (two
-// stat(2) calls: far cheaper than the commit itself), and a timer does the same
-// every `checkIntervalMs` while no call comes. A deleted or replaced file puts
-// the log in `file_lost` for good: nothing more is written into a file no
-// restart will see, every append is refused, and the host reports itself not
-// ready. Any other failed write (disk full, read-only, I/O error) refuses that
-// append and marks the log not writable until a write succeeds again: a later
-// append, or a probe write the same timer makes while the log is failing.
-// `health()` says which, `onAppendFailure` / `onHealthChange` let the host log
-// and count it (src/host/event-log-monitor.ts), and `src/events/log-health.ts`
-// names the faults.
+// Faults (src/events/log-health.ts). Before each write, and on a timer while
+// idle, the log checks that its file and `-wal` are still the ones it opened
+// (device and inode): a deleted or replaced file is `file_lost` for good, and
+// nothing more is written into a file no restart would see. Any other failed
+// write refuses that append until a write (an append, or the timer's probe)
+// succeeds again. `health()` says which; the hooks let the host log and count.
 //
-// Identity. Each database gets a random `logId` when it is created, stored in
-// the file (`tool_event_meta`). A consumer that holds a cursor keeps the logId
-// it was read from: another logId means another log (the file was deleted and
-// recreated), whose sequences start again at 0, so the cursor no longer
-// applies. `createIfMissing: false` makes a missing file an error at open
-// instead of a new, empty log.
+// Identity. Each database gets a random `logId` at creation, stored in the
+// file: another logId means another log whose streams start again at 0.
+// `createIfMissing: false` makes a missing file an error instead.
 //
 // Content-free. A payload holds identifiers, status and duration only. The log
 // enforces it: every event type has a fixed set of payload keys (below) and
