@@ -108,15 +108,16 @@ export class FileIdentity {
   }
 
   changed(): string | undefined {
-    for (const [path, expected] of [
-      [this.file, this.db],
-      [`${this.file}-wal`, this.wal],
+    // The words name the file's role, not its path: they reach the MCP client in the refusal.
+    for (const [path, expected, role] of [
+      [this.file, this.db, 'the database file'],
+      [`${this.file}-wal`, this.wal, 'its -wal file'],
     ] as const) {
       if (expected === undefined) continue;
       const now = identityOf(path);
       if (now === undefined) continue;
-      if (now === 'missing') return `${path} was deleted while the log had it open`;
-      if (now.dev !== expected.dev || now.ino !== expected.ino) return `${path} was replaced by another file while the log had it open`;
+      if (now === 'missing') return `${role} was deleted while the log had it open`;
+      if (now.dev !== expected.dev || now.ino !== expected.ino) return `${role} was replaced by another file while the log had it open`;
     }
     return undefined;
   }

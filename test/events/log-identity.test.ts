@@ -78,7 +78,7 @@ test('a file replaced under the log (rename over it) is caught by the check; not
     writeFileSync(`${file}-wal`, '');
     log.check();
     assert.equal(log.health().reason, 'file_lost');
-    assert.match(log.health().error ?? '', /events\.db was replaced by another file while the log had it open/);
+    assert.match(log.health().error ?? '', /^the database file was replaced by another file while the log had it open/);
     assert.throws(() => log.append(opened('s2')), EventLogUnavailableError);
   } finally {
     log.close();
