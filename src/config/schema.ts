@@ -27,6 +27,8 @@ export interface EventsConfig {
   file: string;
   retentionDays?: number;
   maxEvents?: number;
+  /** False: refuse to start when the file is missing instead of creating an empty log (default true). */
+  createIfMissing?: boolean;
 }
 
 /** The MCP front door at /mcp. */
@@ -114,6 +116,7 @@ export function configSchema(sections: SectionSchemas): object {
           file: { type: 'string', minLength: 1 },
           retentionDays: { type: 'number', exclusiveMinimum: 0 },
           maxEvents: { type: 'integer', minimum: 1 },
+          createIfMissing: { type: 'boolean' },
         },
       },
       mcp: {

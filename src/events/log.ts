@@ -28,14 +28,28 @@
 // commits on a power loss or kernel crash, and even then the database stays
 // consistent (WAL frames are checksummed and a torn tail is discarded).
 //
+// Faults (src/events/log-health.ts). Before each write, and on a timer while
+// idle, the log checks that its file and `-wal` are still the ones it opened
+// (device and inode): a deleted or replaced file is `file_lost` for good, and
+// nothing more is written into a file no restart would see. Any other failed
+// write refuses that append until a write (an append, or the timer's probe)
+// succeeds again. `health()` says which; the hooks let the host log and count.
+//
+// Identity. Each database gets a random `logId` at creation, stored in the
+// file: another logId means another log whose streams start again at 0.
+// `createIfMissing: false` makes a missing file an error instead.
+//
 // Content-free. A payload holds identifiers, status and duration only. The log
 // enforces it: every event type has a fixed set of payload keys (below) and
 // `append` refuses anything else, so arguments, results or credentials cannot
 // be logged by accident.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { classifyFailure, FileIdentity, WriteGuard, type AppendFailure, type EventLogHealth } from './log-health.js';
+
+export { EventLogUnavailableError, type AppendFailure, type EventLogHealth } from './log-health.js';
 
 export type ToolEventType = 'tool.session.opened' | 'agent.toolCalled' | 'agent.toolReturned' | 'tool.session.closed';
 export type SessionOutcome = 'completed' | 'failed' | 'cancelled';
@@ -58,6 +72,14 @@ export interface EventLogOptions {
   maxEvents?: number;
   /** How often retention runs while the log is open (default 60 000 ms). Only matters with a retention option. */
   pruneIntervalMs?: number;
+  /** How often the file's identity is checked, and a failing log probed, while no append comes (default 1000 ms). */
+  checkIntervalMs?: number;
+  /** False: a missing file is an error at open, not a new empty log (default true). */
+  createIfMissing?: boolean;
+  /** Called for every refused append (after the log's own bookkeeping; a throw here is ignored). */
+  onAppendFailure?: (failure: AppendFailure) => void;
+  /** Called when the log becomes unwritable or writable again. */
+  onHealthChange?: (health: EventLogHealth) => void;
 }
 
 export type AppendInput = Pick<ToolEvent, 'type' | 'tenant' | 'principal' | 'sessionId' | 'payload'>;
@@ -88,6 +110,9 @@ const PAYLOAD_SHAPE: Readonly<Record<ToolEventType, Readonly<Record<string, Fiel
 /** Identifiers are short; anything longer is not an identifier. */
 const MAX_ID_LENGTH = 2048;
 const DEFAULT_PRUNE_INTERVAL_MS = 60_000;
+const DEFAULT_CHECK_INTERVAL_MS = 1000;
+/** How long an append waits for another writer's lock before it is refused as `busy`. */
+const BUSY_TIMEOUT_MS = 5000;
 const DAY_MS = 86_400_000;
 const SCHEMA_VERSION = 1;
 
@@ -154,12 +179,17 @@ function checkRetention(options: EventLogOptions): void {
   }
   if (maxEvents !== undefined && !(Number.isSafeInteger(maxEvents) && maxEvents > 0)) throw new RangeError('maxEvents must be a positive integer');
   if (pruneIntervalMs !== undefined && !(Number.isSafeInteger(pruneIntervalMs) && pruneIntervalMs > 0)) throw new RangeError('pruneIntervalMs must be a positive integer');
+  const { checkIntervalMs } = options;
+  if (checkIntervalMs !== undefined && !(Number.isSafeInteger(checkIntervalMs) && checkIntervalMs > 0)) throw new RangeError('checkIntervalMs must be a positive integer');
 }
 
 export class EventLog {
   private readonly listeners = new Map<string, Set<(e: ToolEvent) => void>>();
   private readonly timer: NodeJS.Timeout | undefined;
+  private readonly checkTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly guard: WriteGuard;
+  private readonly probe: Database.Statement<[string]>;
 
   private readonly bumpStream: Database.Statement<[string], { last_sequence: number }>;
   private readonly insertEvent: Database.Statement<[string, string, number, string, string, string, string, string]>;
@@ -171,7 +201,15 @@ export class EventLog {
   private constructor(
     private readonly db: Database.Database,
     private readonly options: EventLogOptions,
+    /** This log's identity (see the head of this file). */
+    readonly logId: string,
+    identity: FileIdentity | undefined,
   ) {
+    this.guard = new WriteGuard(logId, identity, options);
+    this.probe = db.prepare(
+      `INSERT INTO tool_event_meta (key, value) VALUES ('lastProbe', ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    );
     this.bumpStream = db.prepare(
       `INSERT INTO tool_event_streams (tenant, last_sequence) VALUES (?, 0)
        ON CONFLICT (tenant) DO UPDATE SET last_sequence = last_sequence + 1
@@ -219,18 +257,26 @@ export class EventLog {
       }, options.pruneIntervalMs ?? DEFAULT_PRUNE_INTERVAL_MS);
       this.timer.unref();
     }
+    if (identity !== undefined) {
+      this.checkTimer = setInterval(() => this.check(), options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS);
+      this.checkTimer.unref();
+    }
   }
 
   /** Opens (creating if needed) the log in `file`, then prunes by the retention options. */
   static open(file: string, options: EventLogOptions = {}): EventLog {
     checkRetention(options);
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const onDisk = file !== ':memory:' && file !== '';
+    if (onDisk && options.createIfMissing === false && !existsSync(file)) {
+      throw new Error(`${file}: the event log does not exist and events.createIfMissing is false (a deleted log would restart every stream at sequence 0)`);
+    }
+    if (onDisk) mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file);
     try {
       db.pragma('journal_mode = WAL');
       // See the head of this file: committed data survives a process kill.
       db.pragma('synchronous = NORMAL');
-      db.pragma('busy_timeout = 5000');
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       const version = db.pragma('user_version', { simple: true }) as number;
       if (version > SCHEMA_VERSION) throw new Error(`${file}: event log schema version ${version} is newer than this host understands (${SCHEMA_VERSION})`);
       db.exec(`
@@ -252,9 +298,15 @@ export class EventLog {
           tenant        TEXT PRIMARY KEY,
           last_sequence INTEGER NOT NULL
         ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS tool_event_meta (
+          key   TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        ) WITHOUT ROWID;
         PRAGMA user_version = ${SCHEMA_VERSION};
       `);
-      return new EventLog(db, options);
+      db.prepare(`INSERT INTO tool_event_meta (key, value) VALUES ('logId', ?) ON CONFLICT (key) DO NOTHING`).run(randomUUID());
+      const { value: logId } = db.prepare(`SELECT value FROM tool_event_meta WHERE key = 'logId'`).get() as { value: string };
+      return new EventLog(db, options, logId, onDisk ? new FileIdentity(file) : undefined);
     } catch (err) {
       db.close();
       throw err;
@@ -265,8 +317,9 @@ export class EventLog {
    * Appends one event and returns it with its eventId, sequence and timestamp.
    * Synchronous: when it returns, the event is committed (durable against a
    * process kill) and has been handed to the tenant's subscribers. Throws a
-   * TypeError for a payload that is not content-free, and whatever SQLite
-   * throws when the event could not be stored (nothing is stored then).
+   * TypeError for a payload that is not content-free, and an
+   * EventLogUnavailableError when the event could not be stored (nothing is
+   * stored then; see "Faults" at the head of this file).
    */
   append(event: AppendInput): ToolEvent {
     if (this.closed) throw new Error('the event log is closed');
@@ -275,7 +328,14 @@ export class EventLog {
     checkId('principal', event.principal);
     checkId('sessionId', event.sessionId);
     checkPayload(event.type, event.sessionId, event.payload);
-    const stored = this.appendTx(event, randomUUID(), new Date().toISOString());
+    this.guard.beforeWrite();
+    let stored: ToolEvent;
+    try {
+      stored = this.appendTx(event, randomUUID(), new Date().toISOString());
+    } catch (err) {
+      throw this.guard.refuse(classifyFailure(err));
+    }
+    this.guard.succeeded();
     const listeners = this.listeners.get(stored.tenant);
     if (listeners) {
       for (const listener of [...listeners]) {
@@ -288,6 +348,25 @@ export class EventLog {
       }
     }
     return stored;
+  }
+
+  /** Whether events can be written now, and if not why and since when. */
+  health(): EventLogHealth {
+    return this.guard.health();
+  }
+
+  /** The periodic check (see "Faults" above); the timer calls it, and so may a test. */
+  check(): void {
+    if (this.closed) return;
+    this.guard.check(() => {
+      // The probe runs on a timer: it must not hold the event loop waiting for another writer's lock.
+      this.db.pragma('busy_timeout = 0');
+      try {
+        this.probe.run(new Date().toISOString());
+      } finally {
+        this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+    });
   }
 
   /** Every event of one session, in order; [] for an unknown session or another tenant's. */
@@ -359,6 +438,7 @@ export class EventLog {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.checkTimer) clearInterval(this.checkTimer);
     this.listeners.clear();
     this.db.close();
   }

@@ -10,7 +10,11 @@
 // - a second `close` is a no-op, and so is a late `returned` for a call that
 //   close already returned (a cancellation racing the call's own end);
 // - a call after close, or `returned` for a callId this session never issued
-//   or with another toolId, is a programming error and throws.
+//   or with another toolId, is a programming error and throws;
+// - a `returned` the log refused (a storage fault, see log-health.ts) keeps
+//   the call outstanding with the status it ended with, so a later `close`
+//   records that status, not `cancelled`: the call did end, only its record
+//   was late.
 //
 // Every payload is content-free: sessionId, toolId, callId, status, outcome
 // and durationMs. There is no parameter through which arguments or results
@@ -21,6 +25,8 @@ import type { EventLog, ReturnStatus, SessionOutcome } from './log.js';
 interface OpenCall {
   toolId: string;
   startedAt: number;
+  /** Set when the call ended but its toolReturned could not be appended. */
+  ended?: { status: ReturnStatus; durationMs: number };
 }
 
 /** Whole milliseconds, never negative; NaN or infinities count as 0. */
@@ -73,6 +79,7 @@ export class ToolSession {
       throw new Error(`tool session ${this.sessionId} issued no call ${callId}`);
     }
     if (call.toolId !== toolId) throw new Error(`call ${callId} was made to ${call.toolId}, not ${toolId}`);
+    call.ended ??= { status, durationMs };
     this.append('agent.toolReturned', { sessionId: this.sessionId, toolId, callId, status, durationMs: cleanDuration(durationMs) });
     this.calls.delete(callId);
     this.finished.add(callId);
@@ -82,7 +89,8 @@ export class ToolSession {
   close(outcome: SessionOutcome): void {
     if (this.closedWith !== undefined) return;
     for (const [callId, call] of [...this.calls]) {
-      this.returned(callId, call.toolId, 'cancelled', performance.now() - call.startedAt);
+      const ended = call.ended ?? { status: 'cancelled', durationMs: performance.now() - call.startedAt };
+      this.returned(callId, call.toolId, ended.status, ended.durationMs);
     }
     this.append('tool.session.closed', { sessionId: this.sessionId, toolId: this.toolId, outcome });
     this.closedWith = outcome;

@@ -2,6 +2,12 @@
 // source, builds the first snapshot (fatal problems stop the start with the
 // config's places), and wires refreshes to the store. Everything the HTTP and
 // MCP layers need hangs off the Host object.
+//
+// A start that fails stops everything it had started, newest first (sources
+// and their child processes, the event log and its timers, key-file watchers),
+// so a failed `serve()` leaves no process, socket or timer behind. The event
+// log is opened before any source starts: a log that cannot be opened should
+// not cost a round of upstream child processes.
 import pino, { type Logger } from 'pino';
 import type { ApiKeyStore } from '../auth/api-keys.js';
 import type { HostAuthenticator } from '../auth/authenticator.js';
@@ -16,6 +22,7 @@ import { EventLog } from '../events/log.js';
 import type { InvokeDeps } from '../invoke/types.js';
 import type { Source } from '../contract/descriptor.js';
 import { createMetrics, type HostMetrics } from '../observability/metrics.js';
+import { createEventLogMonitor } from './event-log-monitor.js';
 import { loadHostExtensions } from '../sources/host-extension/index.js';
 import { loadNodePack, type ToolHandler } from '../sources/node-pack/index.js';
 import type { SourceHealth, ToolSource } from '../sources/raw-tool.js';
@@ -59,13 +66,60 @@ export interface Host {
   stop(): Promise<void>;
 }
 
+/** What has been started so far, stopped newest first; a stop that throws does not keep the others running. */
+class StartedParts {
+  private readonly stops: Array<() => unknown> = [];
+
+  add(stop: () => unknown): void {
+    this.stops.push(stop);
+  }
+
+  async stopAll(logger: Logger): Promise<void> {
+    while (this.stops.length > 0) {
+      const stop = this.stops.pop()!;
+      try {
+        await stop();
+      } catch (err) {
+        logger.error({ err }, 'stopping part of the host failed');
+      }
+    }
+  }
+}
+
 export async function startHost(configFile: string, options: HostOptions = {}): Promise<Host> {
   const logger = options.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
-  const env = options.env ?? process.env;
   const loaded = loadConfigFile(configFile);
+  const parts = new StartedParts();
+  try {
+    return await startParts(loaded, options, logger, parts);
+  } catch (err) {
+    await parts.stopAll(logger);
+    throw err;
+  }
+}
+
+async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Logger, parts: StartedParts): Promise<Host> {
+  const env = options.env ?? process.env;
   const { config, dir, doc } = loaded;
-  const metrics = createMetrics(options.processMetrics ?? options.logger === undefined);
+  const metrics = createMetrics(options.processMetrics ?? options.logger === undefined, { eventLog: config.events !== undefined });
   const ctx: SourceContext = { logger, metrics, configDir: dir, env };
+
+  let events: EventLog | undefined;
+  if (config.events) {
+    const file = resolve(dir, config.events.file);
+    const monitor = createEventLogMonitor(logger, metrics.eventLog, file);
+    parts.add(() => monitor.stop());
+    events = EventLog.open(file, {
+      retentionDays: config.events.retentionDays,
+      maxEvents: config.events.maxEvents,
+      createIfMissing: config.events.createIfMissing,
+      onAppendFailure: monitor.onAppendFailure,
+      onHealthChange: monitor.onHealthChange,
+    });
+    parts.add(() => events?.close());
+    metrics.eventLog?.writable.set(1);
+    logger.info({ eventLog: file, logId: events.logId }, 'event log open');
+  }
 
   const sources: ToolSource[] = [];
   const handlers = new Map<string, ToolHandler>();
@@ -101,6 +155,7 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
     configDir: dir,
     logger,
   });
+  parts.add(() => auth.stop());
 
   const dynamic = createDynamicSources(loaded, ctx);
   sources.push(...dynamic.mcp, ...dynamic.connectors);
@@ -127,21 +182,21 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
   });
 
   const deadline = options.startDeadlineMs ?? 10_000;
+  // Registered before starting: a source half-way through its start (a child spawned, no answer yet) is stopped too.
+  parts.add(() => Promise.all(sources.map((s) => s.stop())));
+  let deadlineTimer: NodeJS.Timeout | undefined;
   await Promise.race([
     Promise.all(sources.map((s) => s.start(store.scheduleRebuild))),
-    new Promise((r) => setTimeout(r, deadline).unref()),
-  ]);
+    new Promise((r) => (deadlineTimer = setTimeout(r, deadline))),
+  ]).finally(() => clearTimeout(deadlineTimer));
   try {
     store.initialBuild();
   } catch (err) {
-    await Promise.all(sources.map((s) => s.stop()));
-    auth.stop();
     if (err instanceof CatalogBuildError) throw new ConfigError(err.problems.map((p) => `${loaded.file}: ${p.message}`));
     throw err;
   }
 
   const projected = new Set<Source>(sources.map((s) => s.kind));
-  const events = config.events ? EventLog.open(resolve(dir, config.events.file), { retentionDays: config.events.retentionDays, maxEvents: config.events.maxEvents }) : undefined;
   const frontDoor = config.mcp?.enabled ?? true;
   const discovery = buildDiscovery([...projected], { sessionLifecycle: frontDoor && events !== undefined });
   const mcpSources = new Map(dynamic.mcp.map((s) => [s.serverId, s]));
@@ -178,10 +233,6 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
     events,
     invoke,
     sourceHealth: () => sources.map((s) => s.health()),
-    stop: async () => {
-      auth.stop();
-      await Promise.all(sources.map((s) => s.stop()));
-      events?.close();
-    },
+    stop: () => parts.stopAll(logger),
   };
 }

@@ -9,6 +9,11 @@
 // Event names on the wire are the seed's (`tool.session.opened` /
 // `tool.session.closed`); the v2 event code map spells them
 // `tool.session-opened` / `tool.session-closed` (see src/events/log.ts).
+//
+// Every answer names the log it was read from (`logId`, in the
+// `Toolhost-Event-Log-Id` header and in the /events body): a cursor is only
+// meaningful against the log that issued it, and a log recreated after its
+// file was lost starts every stream again at 0.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ContractError } from '../contract/errors.js';
@@ -25,6 +30,7 @@ const REPLAY_PAGE = 500;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
 const SESSION_NOT_FOUND = 'no session with that id is available';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+export const LOG_ID_HEADER = 'toolhost-event-log-id';
 
 export interface EventRouteOptions {
   /** Interval of the SSE keep-alive comment (default 15 000 ms). */
@@ -191,6 +197,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
   app.get('/sessions/:sessionId/events', async (request, reply) => {
     const principal = await requirePrincipal(request, deps.authenticator);
     const { sessionId } = request.params as { sessionId: string };
+    reply.header(LOG_ID_HEADER, log.logId);
     const events = log.readSession(principal.tenant, sessionId);
     if (events.length === 0) return sendError(reply, 'not_found', SESSION_NOT_FOUND);
     return sendJson(reply, { events });
@@ -200,13 +207,15 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     const principal = await requirePrincipal(request, deps.authenticator);
     const { after, limit } = pageQuery(request);
     const events = log.readAfter(principal.tenant, after, limit);
-    return sendJson(reply, { events, next: events.length > 0 ? events[events.length - 1].sequence : after });
+    reply.header(LOG_ID_HEADER, log.logId);
+    return sendJson(reply, { events, next: events.length > 0 ? events[events.length - 1].sequence : after, logId: log.logId });
   });
 
   app.get('/events/stream', { exposeHeadRoute: false }, async (request, reply) => {
     // Everything that can fail with an envelope fails before the hijack.
     const principal = await requirePrincipal(request, deps.authenticator);
     const from = lastEventId(request);
+    reply.header(LOG_ID_HEADER, log.logId);
     reply.hijack();
     const res = reply.raw;
     // A hijacked reply skips fastify's headers, the onRequest hook's

@@ -1,6 +1,7 @@
-// Liveness, readiness with per-source state, and Prometheus metrics. None of
-// them carries credentials: source health holds ids, counts, times and
-// redacted error text only.
+// Liveness, readiness with per-source state and the event log's state, and
+// Prometheus metrics. None of them carries credentials: source health holds
+// ids, counts, times and redacted error text only; the event log's, its
+// logId, reason and SQLite's error text.
 import type { FastifyInstance } from 'fastify';
 import type { HttpDeps } from './app.js';
 import { JSON_TYPE } from './respond.js';
@@ -12,12 +13,20 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HttpDeps): void
     const sources = deps.sourceHealth();
     const degraded = sources.some((s) => s.state !== 'connected');
     const snapshot = deps.store.current();
-    return { status: degraded ? 'degraded' : 'ready', generation: snapshot.generation, tools: snapshot.entries.length, sources };
+    const events = deps.events?.health();
+    const status = events?.writable === false ? 'unavailable' : degraded ? 'degraded' : 'ready';
+    return { status, generation: snapshot.generation, tools: snapshot.entries.length, sources, ...(events ? { events } : {}) };
   };
 
   // Ready while a snapshot is served, even if some upstream is stale: the
-  // last good tools are still answered. `status` says whether all is well.
-  app.get('/readyz', async (_request, reply) => reply.header('cache-control', 'no-store').send(sourcesReport()));
+  // last good tools are still answered, and `status` says `degraded`. Not
+  // ready (503, `status: unavailable`) while the event log cannot be written:
+  // every tool call is refused then, so traffic belongs on another host.
+  // /health/sources is the same report, always 200: it describes, it does not gate.
+  app.get('/readyz', async (_request, reply) => {
+    const report = sourcesReport();
+    return reply.code(report.status === 'unavailable' ? 503 : 200).header('cache-control', 'no-store').send(report);
+  });
   app.get('/health/sources', async (_request, reply) => reply.header('cache-control', 'no-store').send(sourcesReport()));
 
   app.get('/metrics', async (_request, reply) => {

@@ -10,13 +10,32 @@ export interface HostMetrics {
   snapshotBuilds: Counter<string>;
   snapshotBuildSeconds: Histogram<string>;
   catalogTools: Gauge<string>;
+  /** Present only when an event log is configured: a 0 must mean "cannot write", never "no log". */
+  eventLog?: EventLogMetrics;
 }
 
-export function createMetrics(withDefaults = false): HostMetrics {
+export interface EventLogMetrics {
+  writable: Gauge<string>;
+  appendFailures: Counter<'reason'>;
+}
+
+/** The reasons an append can fail (src/events/log-health.ts), each counted from 0. */
+export const EVENT_LOG_FAILURE_REASONS = ['disk_full', 'read_only', 'io_error', 'busy', 'file_lost', 'other'] as const;
+
+export function createMetrics(withDefaults = false, options: { eventLog?: boolean } = {}): HostMetrics {
   const registry = new Registry();
   if (withDefaults) collectDefaultMetrics({ register: registry });
+  let eventLog: EventLogMetrics | undefined;
+  if (options.eventLog === true) {
+    eventLog = {
+      writable: new Gauge({ name: 'toolhost_event_log_writable', help: '1 while tool-session events can be written (tool calls accepted), 0 while not', registers: [registry] }),
+      appendFailures: new Counter({ name: 'toolhost_event_log_append_failures_total', help: 'Event appends refused, by reason (each refuses a tool call or ends one in error)', labelNames: ['reason'], registers: [registry] }),
+    };
+    for (const reason of EVENT_LOG_FAILURE_REASONS) eventLog.appendFailures.inc({ reason }, 0);
+  }
   return {
     registry,
+    eventLog,
     sourceRefreshes: new Counter({ name: 'toolhost_source_refreshes_total', help: 'Successful tool-list reads per source', labelNames: ['source'], registers: [registry] }),
     sourceFailures: new Counter({ name: 'toolhost_source_failures_total', help: 'Failed connects or tool-list reads per source', labelNames: ['source'], registers: [registry] }),
     sourceTools: new Gauge({ name: 'toolhost_source_tools', help: 'Tools currently served from each source', labelNames: ['source'], registers: [registry] }),

@@ -32,6 +32,7 @@ test('GET /sessions/{id}/events gives the session; unknown and other-tenant sess
   assert.equal(res.headers.get('openwop-version'), '2.0');
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   const body = res.json();
+  assert.equal(res.headers.get('toolhost-event-log-id'), server.log.logId);
   assert.deepEqual(Object.keys(body), ['events']);
   assert.deepEqual(body.events, server.log.readSession('acme', mine.sessionId));
   assert.deepEqual(
@@ -74,7 +75,8 @@ test('GET /events pages through the tenant stream with after and limit', async (
   const first = await request(server.url, '/events', { token: GLOBEX_KEY });
   assert.equal(first.status, 200);
   assert.equal(first.headers.get('cache-control'), 'no-store');
-  assert.deepEqual(first.json(), { events: all, next: all[all.length - 1].sequence }, 'default: everything (after=-1, limit 100)');
+  assert.deepEqual(first.json(), { events: all, next: all[all.length - 1].sequence, logId: server.log.logId }, 'default: everything (after=-1, limit 100)');
+  assert.equal(first.headers.get('toolhost-event-log-id'), server.log.logId);
 
   const pages: number[][] = [];
   let cursor = -1;
@@ -131,6 +133,7 @@ test('GET /events/stream delivers live events of the caller\'s tenant only, as S
   try {
     assert.equal(sse.status, 200);
     assert.equal(sse.headers.get('openwop-version'), '2.0', 'set by hand on the hijacked reply');
+    assert.equal(sse.headers.get('toolhost-event-log-id'), server.log.logId, 'the stream names its log');
     assert.match(sse.headers.get('content-type') ?? '', /^text\/event-stream/);
     assert.equal(sse.headers.get('cache-control'), 'no-store');
     await waitFor(() => server.log.subscriberCount('acme') === 1, 5000, 'the subscription');

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { ToolEvent } from '../../src/events/log.js';
+import { EventLogUnavailableError, type EventLog, type ToolEvent } from '../../src/events/log.js';
 import { ToolSession } from '../../src/events/session.js';
 import { ACME, GLOBEX, openTempLog } from './helpers.js';
 
@@ -169,6 +169,34 @@ test('property: any interleaving of calls, returns and closes leaves a complete,
       }),
       { numRuns: 60 },
     );
+  } finally {
+    log.close();
+  }
+});
+
+test('a toolReturned the log refused is recorded by close with the status the call ended with, not as cancelled', () => {
+  const { log } = openTempLog();
+  try {
+    // The real log behind one injected storage fault: the first toolReturned is refused as on a full disk.
+    let refuseNext = true;
+    const flaky = {
+      append: (event: Parameters<EventLog['append']>[0]) => {
+        if (refuseNext && event.type === 'agent.toolReturned') {
+          refuseNext = false;
+          throw new EventLogUnavailableError({ reason: 'disk_full', code: 'SQLITE_FULL', message: 'database or disk is full' });
+        }
+        return log.append(event);
+      },
+    } as unknown as EventLog;
+    const toolId = 'openwop:text.uppercase';
+    const session = ToolSession.open(flaky, ACME, toolId);
+    const callId = session.called(toolId);
+    assert.throws(() => session.returned(callId, toolId, 'ok', 7), EventLogUnavailableError);
+    session.close('failed');
+    const events = log.readSession(ACME.tenant, session.sessionId);
+    assertBracket(events, session.sessionId, toolId);
+    assert.deepEqual(events[2].payload, { sessionId: session.sessionId, toolId, callId, status: 'ok', durationMs: 7 });
+    assert.deepEqual(events[3].payload.outcome, 'failed');
   } finally {
     log.close();
   }
