@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { ToolDescriptor } from '../contract/descriptor.js';
 import { ToolSession } from '../events/session.js';
+import { SpanKind, type Span } from '../observability/tracing.js';
 import type { SessionOutcome } from '../events/log.js';
 import { argumentProblem } from './arguments.js';
 import { dispatchCall } from './dispatch.js';
@@ -60,15 +61,44 @@ const APPROVAL_REFUSAL: Record<Exclude<ApprovalAnswer, 'accept'>, string> = {
 
 const OUTCOME: Record<CallStatus, SessionOutcome> = { ok: 'completed', error: 'failed', invalid: 'failed', refused: 'failed', timeout: 'failed', cancelled: 'cancelled' };
 
+/** What the metrics and the span say of a call: filled in as the call learns it. */
+interface CallObservation {
+  toolId: string;
+  source: string;
+  tier: string;
+  outcome: CallStatus | 'unknown';
+}
+
+/**
+ * Runs one call, counted and timed (`toolhost_tool_call*`) and, when tracing
+ * is on, inside a `tools/call` span whose attributes are ids and outcomes,
+ * never arguments or results.
+ */
 export async function callCatalogTool(deps: InvokeDeps, req: CallRequest): Promise<CallToolResult> {
+  const observed: CallObservation = { toolId: UNKNOWN_TOOL, source: 'unknown', tier: 'unknown', outcome: 'unknown' };
+  const started = performance.now();
+  const run = async (span: Span | undefined): Promise<CallToolResult> => {
+    try {
+      return await runCall(deps, req, observed);
+    } finally {
+      span?.setAttributes({ 'toolhost.tool_id': observed.toolId, 'toolhost.source': observed.source, 'toolhost.safety_tier': observed.tier, 'toolhost.outcome': observed.outcome });
+      deps.toolCalls?.observe(observed, (performance.now() - started) / 1000);
+    }
+  };
+  return deps.tracing ? deps.tracing.inSpan('tools/call', SpanKind.INTERNAL, { 'toolhost.tenant': req.principal.tenant }, run) : run(undefined);
+}
+
+async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObservation): Promise<CallToolResult> {
   const snapshot = deps.store.current();
   const entry = req.toolId === undefined ? undefined : snapshot.lookup(req.principal, req.toolId);
   // What an agent asks for is free text: an unmatched name (unknown or invisible alike) is logged as a fixed placeholder, never echoed.
   const toolId = entry?.tool.descriptor.toolId ?? UNKNOWN_TOOL;
+  if (entry) Object.assign(observed, { toolId, source: entry.tool.descriptor.source, tier: entry.tool.descriptor.safetyTier });
   const session = deps.events ? ToolSession.open(deps.events, { tenant: req.principal.tenant, principal: req.principal.id }, toolId) : undefined;
   const started = performance.now();
   // For refusals before dispatch: one call/return pair, so the bracket is always complete.
   const refuse = (status: CallStatus, outcome: SessionOutcome = 'failed') => {
+    observed.outcome = entry ? status : 'unknown';
     if (!session) return;
     const callId = session.called(toolId);
     session.returned(callId, toolId, status, Math.round(performance.now() - started));
@@ -102,7 +132,8 @@ export async function callCatalogTool(deps: InvokeDeps, req: CallRequest): Promi
       const callId = session?.called(toolId) ?? '';
       const callStarted = performance.now();
       try {
-        outcome = await dispatchCall(deps, entry, args, req.signal);
+        const hop = () => dispatchCall(deps, entry, args, req.signal);
+        outcome = deps.tracing ? await deps.tracing.inSpan(`upstream ${descriptor.source}`, SpanKind.CLIENT, { 'toolhost.tool_id': toolId, 'toolhost.source': descriptor.source }, hop) : await hop();
       } catch (err) {
         if (err instanceof CallAbort) session?.returned(callId, toolId, err.status, Math.round(performance.now() - callStarted));
         throw err;
@@ -111,13 +142,16 @@ export async function callCatalogTool(deps: InvokeDeps, req: CallRequest): Promi
     }
   } catch (err) {
     if (!(err instanceof CallAbort)) {
+      observed.outcome = 'error';
       deps.logger.error({ err, toolId }, 'tool call failed unexpectedly');
       session?.close('failed');
       return errorResult('the tool call failed inside the host');
     }
+    observed.outcome = err.status;
     session?.close(OUTCOME[err.status]);
     return errorResult(err.message);
   }
+  observed.outcome = outcome.status;
   session?.close(OUTCOME[outcome.status]);
   return outcome.result;
 }

@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogStore } from '../catalog/store.js';
 import type { EventLog } from '../events/log.js';
+import type { ToolCallMetrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { ConnectorToolSource } from '../sources/connector/index.js';
 import type { HostExtensionConfig } from '../sources/host-extension/index.js';
 import type { McpToolSource } from '../sources/mcp/index.js';
@@ -24,6 +26,10 @@ export interface InvokeDeps {
   logger: Logger;
   /** Default per-call timeout for sources without their own (node-pack handlers, connectors). */
   callTimeoutMs: number;
+  /** Counts and times each call (absent in tests that build the deps by hand). */
+  toolCalls?: ToolCallMetrics;
+  /** A span per call, the upstream hop as its child. */
+  tracing?: Tracing;
 }
 
 /** How one dispatched call ended, for the event log. */

@@ -1,5 +1,8 @@
 // Prometheus metrics (prom-client), one registry per host so tests can run
-// several hosts in one process. Labels carry ids only, never credentials.
+// several hosts in one process. Labels carry ids only, never credentials, and
+// every label has a bounded set of values: toolIds appear only where the
+// operator allows it (`metrics.toolLabels`), since a catalog can hold tens of
+// thousands (docs/config.md "metrics").
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface HostMetrics {
@@ -12,6 +15,49 @@ export interface HostMetrics {
   catalogTools: Gauge<string>;
   /** Present only when an event log is configured: a 0 must mean "cannot write", never "no log". */
   eventLog?: EventLogMetrics;
+  toolCalls: ToolCallMetrics;
+  /** Requests by route pattern (`unrouted` for none), method and status. */
+  httpRequests: Counter<'route' | 'method' | 'status'>;
+  /** Refused credentials by reason: missing, malformed, invalid_api_key, invalid_jwt, unavailable. */
+  authFailures: Counter<'reason'>;
+  /** Requests refused by a rate limit: `principal` (a caller's bucket) or `anonymous` (the shared bound). */
+  rateLimited: Counter<'bucket'>;
+  /** Sets how an open-connection gauge reads its value when scraped (MCP sessions, event streams). */
+  gaugeSource(name: 'mcpSessions' | 'eventStreams', read: () => number): void;
+}
+
+/** One finished (or refused) tool call. `outcome` is the call's status; `unknown` for a name that matched no visible tool. */
+export interface ToolCallObservation {
+  toolId: string;
+  source: string;
+  tier: string;
+  outcome: string;
+}
+
+export interface ToolCallMetrics {
+  observe(call: ToolCallObservation, seconds: number): void;
+}
+
+export interface MetricsOptions {
+  /** An event log is configured: its metrics exist. */
+  eventLog?: boolean;
+  /** Label tool-call metrics with the toolId too. */
+  toolLabels?: boolean;
+}
+
+const CALL_SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+function toolCallMetrics(registry: Registry, toolLabels: boolean): ToolCallMetrics {
+  const labelNames = toolLabels ? (['source', 'tier', 'outcome', 'tool'] as const) : (['source', 'tier', 'outcome'] as const);
+  const calls = new Counter({ name: 'toolhost_tool_calls_total', help: 'Tool calls by source, tier and outcome (and toolId where metrics.toolLabels allows)', labelNames, registers: [registry] });
+  const seconds = new Histogram({ name: 'toolhost_tool_call_seconds', help: 'Tool call latency, approval and dispatch included', labelNames, buckets: CALL_SECONDS_BUCKETS, registers: [registry] });
+  return {
+    observe(call, s) {
+      const labels = toolLabels ? { source: call.source, tier: call.tier, outcome: call.outcome, tool: call.toolId } : { source: call.source, tier: call.tier, outcome: call.outcome };
+      calls.inc(labels);
+      seconds.observe(labels, s);
+    },
+  };
 }
 
 export interface EventLogMetrics {
@@ -22,7 +68,7 @@ export interface EventLogMetrics {
 /** The reasons an append can fail (src/events/log-health.ts), each counted from 0. */
 export const EVENT_LOG_FAILURE_REASONS = ['disk_full', 'read_only', 'io_error', 'busy', 'file_lost', 'other'] as const;
 
-export function createMetrics(withDefaults = false, options: { eventLog?: boolean } = {}): HostMetrics {
+export function createMetrics(withDefaults = false, options: MetricsOptions = {}): HostMetrics {
   const registry = new Registry();
   if (withDefaults) collectDefaultMetrics({ register: registry });
   let eventLog: EventLogMetrics | undefined;
@@ -33,9 +79,30 @@ export function createMetrics(withDefaults = false, options: { eventLog?: boolea
     };
     for (const reason of EVENT_LOG_FAILURE_REASONS) eventLog.appendFailures.inc({ reason }, 0);
   }
+  const gauges = {
+    mcpSessions: { name: 'toolhost_mcp_sessions', help: 'Open MCP sessions at /mcp', read: () => 0 },
+    eventStreams: { name: 'toolhost_event_streams', help: 'Open event streams (GET /events/stream)', read: () => 0 },
+  };
+  for (const g of Object.values(gauges)) {
+    new Gauge({
+      name: g.name,
+      help: g.help,
+      registers: [registry],
+      collect() {
+        this.set(g.read());
+      },
+    });
+  }
   return {
     registry,
     eventLog,
+    toolCalls: toolCallMetrics(registry, options.toolLabels === true),
+    httpRequests: new Counter({ name: 'toolhost_http_requests_total', help: 'HTTP requests by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] }),
+    authFailures: new Counter({ name: 'toolhost_auth_failures_total', help: 'Refused credentials by reason', labelNames: ['reason'], registers: [registry] }),
+    rateLimited: new Counter({ name: 'toolhost_rate_limited_total', help: 'Requests refused by a rate limit, by bucket', labelNames: ['bucket'], registers: [registry] }),
+    gaugeSource(name, read) {
+      gauges[name].read = read;
+    },
     sourceRefreshes: new Counter({ name: 'toolhost_source_refreshes_total', help: 'Successful tool-list reads per source', labelNames: ['source'], registers: [registry] }),
     sourceFailures: new Counter({ name: 'toolhost_source_failures_total', help: 'Failed connects or tool-list reads per source', labelNames: ['source'], registers: [registry] }),
     sourceTools: new Gauge({ name: 'toolhost_source_tools', help: 'Tools currently served from each source', labelNames: ['source'], registers: [registry] }),

@@ -7,11 +7,7 @@
 // Each host gets its own tracer provider (tests run several hosts in one
 // process); only the context manager is process-wide, since the API keeps one.
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { IMPLEMENTATION } from '../contract/protocol.js';
 
 export { SpanKind, SpanStatusCode, type Span };
@@ -29,13 +25,13 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-const propagator = new W3CTraceContextPropagator();
 const headerGetter: TextMapGetter<Record<string, string | string[] | undefined>> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => carrier[key.toLowerCase()],
 };
 
-const DISABLED: Tracing = {
+/** Tracing that does nothing: the default, and what a host without OTEL_* settings uses. */
+export const DISABLED_TRACING: Tracing = {
   enabled: false,
   inSpan: (_name, _kind, _attributes, fn) => fn(undefined),
   startServerSpan: () => undefined,
@@ -45,10 +41,6 @@ const DISABLED: Tracing = {
 };
 
 let contextManagerInstalled = false;
-function installContextManager(): void {
-  if (contextManagerInstalled) return;
-  contextManagerInstalled = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-}
 
 /** Whether the environment asks for traces: an OTLP endpoint or `OTEL_TRACES_EXPORTER=otlp`, and not `OTEL_SDK_DISABLED`. */
 export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
@@ -64,12 +56,21 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
  * they end); otherwise the OTLP/HTTP exporter, configured by the standard
  * variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, `..._HEADERS`...), batches spans.
  */
-export function createTracing(env: NodeJS.ProcessEnv, exporter?: SpanExporter): Tracing {
-  if (exporter === undefined && !tracingRequested(env)) return DISABLED;
-  installContextManager();
+export async function createTracing(env: NodeJS.ProcessEnv, exporter?: SpanExporter): Promise<Tracing> {
+  if (exporter === undefined && !tracingRequested(env)) return DISABLED_TRACING;
+  // The SDK is loaded only when tracing is on: a host without it starts without that code.
+  const [{ AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { resourceFromAttributes }, { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor }] = await Promise.all([
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-base'),
+  ]);
+  if (!contextManagerInstalled) contextManagerInstalled = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const propagator = new W3CTraceContextPropagator();
+  const processor = exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter());
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || IMPLEMENTATION.name, 'service.version': IMPLEMENTATION.version }),
-    spanProcessors: [exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(new OTLPTraceExporter())],
+    spanProcessors: [processor],
   });
   const tracer: Tracer = provider.getTracer(IMPLEMENTATION.name, IMPLEMENTATION.version);
   return {
