@@ -53,11 +53,18 @@ export interface ServerConfig {
   port?: number;
 }
 
+/** What `/metrics` exports beyond the fixed set. */
+export interface MetricsConfig {
+  /** Label tool-call metrics with the toolId (one series per tool and outcome): off by default. */
+  toolLabels?: boolean;
+}
+
 export interface HostConfigFile {
   server?: ServerConfig;
   auth?: AuthConfig;
   events?: EventsConfig;
   mcp?: McpFrontDoorConfig;
+  metrics?: MetricsConfig;
   tenants: Record<string, TenantConfig>;
   principals?: PrincipalConfig[];
   policy?: PolicyConfig;
@@ -134,6 +141,11 @@ export function configSchema(sections: SectionSchemas): object {
           sessionSoftCap: { type: 'integer', minimum: 1 },
           sessionMinIdleMs: { type: 'integer', minimum: 0 },
         },
+      },
+      metrics: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { toolLabels: { type: 'boolean' } },
       },
       principals: { type: 'array', items: principalEntrySchema },
       policy: policyConfigSchema,

@@ -20,6 +20,8 @@ import { formatToolId, parseToolId } from '../contract/tool-id.js';
 import { resolve } from 'node:path';
 import { EventLog } from '../events/log.js';
 import type { InvokeDeps } from '../invoke/types.js';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { createTracing, type Tracing } from '../observability/tracing.js';
 import type { Source } from '../contract/descriptor.js';
 import { createMetrics, type HostMetrics } from '../observability/metrics.js';
 import { createEventLogMonitor } from './event-log-monitor.js';
@@ -41,12 +43,16 @@ export interface HostOptions {
   env?: NodeJS.ProcessEnv;
   /** How long start-up waits for dynamic sources before serving what it has. */
   startDeadlineMs?: number;
+  /** Export spans here instead of by the OTEL_* variables (tests): tracing is on. */
+  spanExporter?: SpanExporter;
 }
 
 export interface Host {
   loaded: LoadedConfig;
   logger: Logger;
   metrics: HostMetrics;
+  /** OpenTelemetry tracing; does nothing unless OTEL_* (or a test's exporter) turned it on. */
+  tracing: Tracing;
   store: CatalogStore;
   authenticator: HostAuthenticator;
   apiKeys: ApiKeyStore;
@@ -101,8 +107,10 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
 async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Logger, parts: StartedParts): Promise<Host> {
   const env = options.env ?? process.env;
   const { config, dir, doc } = loaded;
-  const metrics = createMetrics(options.processMetrics ?? options.logger === undefined, { eventLog: config.events !== undefined });
-  const ctx: SourceContext = { logger, metrics, configDir: dir, env };
+  const metrics = createMetrics(options.processMetrics ?? options.logger === undefined, { eventLog: config.events !== undefined, toolLabels: config.metrics?.toolLabels });
+  const tracing = await createTracing(env, options.spanExporter);
+  parts.add(() => tracing.shutdown());
+  const ctx: SourceContext = { logger, metrics, configDir: dir, env, tracing };
 
   let events: EventLog | undefined;
   if (config.events) {
@@ -214,12 +222,15 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     configDir: dir,
     logger,
     callTimeoutMs: config.mcp?.callTimeoutMs ?? 60_000,
+    toolCalls: metrics.toolCalls,
+    tracing,
   };
 
   return {
     loaded,
     logger,
     metrics,
+    tracing,
     store,
     authenticator: auth.authenticator,
     apiKeys: auth.apiKeys,

@@ -1,7 +1,8 @@
-// What the host hands every source adapter: a logger, the metrics, and the
-// directory that relative paths in the config are resolved against.
+// What the host hands every source adapter: a logger, the metrics, tracing,
+// and the directory that relative paths in the config are resolved against.
 import type { Logger } from 'pino';
 import type { HostMetrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
 
 export interface SourceContext {
   logger: Logger;
@@ -10,4 +11,6 @@ export interface SourceContext {
   configDir: string;
   /** Environment used for `${VAR}` references and secret lookups (process.env by default). */
   env: NodeJS.ProcessEnv;
+  /** Puts `traceparent` on the requests a source makes upstream (absent: none). */
+  tracing?: Tracing;
 }
