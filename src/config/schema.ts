@@ -44,6 +44,12 @@ export type PrincipalConfig = PrincipalEntry;
 export interface ServerConfig {
   host?: string;
   port?: number;
+  /** Limits on slow and greedy clients (docs/config.md "server"; defaults in src/http/connection-limits.ts). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+  connectionTimeoutMs?: number;
+  maxConnectionsPerAddress?: number;
 }
 
 export interface HostConfigFile {
@@ -82,6 +88,11 @@ export function configSchema(sections: SectionSchemas): object {
         properties: {
           host: { type: 'string', minLength: 1 },
           port: { type: 'integer', minimum: 0, maximum: 65535 },
+          headersTimeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
+          requestTimeoutMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+          keepAliveTimeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
+          connectionTimeoutMs: { type: 'integer', minimum: 0, maximum: 86_400_000 },
+          maxConnectionsPerAddress: { type: 'integer', minimum: 1, maximum: 1_000_000 },
         },
       },
       tenants: {
