@@ -27,6 +27,8 @@ export interface EventsConfig {
   file: string;
   retentionDays?: number;
   maxEvents?: number;
+  /** Concurrent `GET /events/stream` per principal (default 16). */
+  maxStreamsPerPrincipal?: number;
 }
 
 /** The MCP front door at /mcp. */
@@ -120,6 +122,7 @@ export function configSchema(sections: SectionSchemas): object {
           file: { type: 'string', minLength: 1 },
           retentionDays: { type: 'number', exclusiveMinimum: 0 },
           maxEvents: { type: 'integer', minimum: 1 },
+          maxStreamsPerPrincipal: { type: 'integer', minimum: 1, maximum: 10_000 },
         },
       },
       mcp: {

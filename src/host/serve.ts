@@ -48,6 +48,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
     logger: host.logger,
     events: host.events,
     connectionLimits: connectionLimits(host.loaded.config),
+    eventRoutes: { maxStreamsPerPrincipal: host.loaded.config.events?.maxStreamsPerPrincipal },
   });
   const mcpConfig = host.loaded.config.mcp ?? {};
   if (mcpConfig.enabled ?? true) {

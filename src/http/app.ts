@@ -12,7 +12,7 @@ import type { SourceHealth } from '../sources/raw-tool.js';
 import type { EventLog } from '../events/log.js';
 import { refuseAnonymous, registerAuthHooks } from './auth-hook.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
-import { registerEventRoutes } from './events-routes.js';
+import { type EventRouteOptions, registerEventRoutes } from './events-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { protocolGate, sendContractError, sendError } from './respond.js';
 import { registerToolRoutes } from './tool-routes.js';
@@ -28,6 +28,8 @@ export interface HttpDeps {
   logger: Logger;
   /** The tool-session event log; when present, /events, /events/stream and /sessions/{id}/events are served. */
   events?: EventLog;
+  /** Options of the event routes (the per-principal stream cap). */
+  eventRoutes?: EventRouteOptions;
   /** Timeouts and the per-address connection cap (defaults: DEFAULT_CONNECTION_LIMITS). */
   connectionLimits?: ConnectionLimits;
 }
@@ -85,6 +87,6 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   registerToolRoutes(app, deps);
   registerDiscoveryRoutes(app, deps);
   registerHealthRoutes(app, deps);
-  if (deps.events) registerEventRoutes(app, deps);
+  if (deps.events) registerEventRoutes(app, deps, deps.eventRoutes);
   return app;
 }

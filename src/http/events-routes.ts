@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ContractError } from '../contract/errors.js';
 import { PROTOCOL_VERSION } from '../contract/protocol.js';
+import { principalKey } from '../auth/principal.js';
 import type { EventLog, ToolEvent } from '../events/log.js';
 import type { HttpDeps } from './app.js';
 import { requirePrincipal } from './auth-hook.js';
@@ -23,12 +24,18 @@ export const MAX_LIMIT = 1000;
 /** Events read from the log per step while a stream catches up. */
 const REPLAY_PAGE = 500;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
+/** Concurrent `GET /events/stream` per principal when `events.maxStreamsPerPrincipal` is not set. */
+export const DEFAULT_MAX_STREAMS_PER_PRINCIPAL = 16;
+/** What a principal at its stream cap is told to wait: streams end when their clients go, not on a clock. */
+const STREAM_CAP_RETRY_AFTER_S = 5;
 const SESSION_NOT_FOUND = 'no session with that id is available';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 export interface EventRouteOptions {
   /** Interval of the SSE keep-alive comment (default 15 000 ms). */
   keepAliveMs?: number;
+  /** Concurrent streams one principal may hold open (default 16); the next is refused with 429. */
+  maxStreamsPerPrincipal?: number;
 }
 
 interface Problem {
@@ -181,7 +188,11 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
   const log = deps.events;
   if (log === undefined) return;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  const maxStreams = options.maxStreamsPerPrincipal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL;
   const open = new Set<() => void>();
+  // Open streams per principal: each holds a socket and a subscription for as
+  // long as its client likes, so one credential may not hold them without bound.
+  const streamsOf = new Map<string, number>();
 
   // Hijacked streams never finish by themselves: end them so app.close() can.
   app.addHook('preClose', async () => {
@@ -207,6 +218,22 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     // Everything that can fail with an envelope fails before the hijack.
     const principal = await requirePrincipal(request, deps.authenticator);
     const from = lastEventId(request);
+    const key = principal.key ?? principalKey(principal.kind, principal.tenant, principal.id);
+    const held = streamsOf.get(key) ?? 0;
+    if (held >= maxStreams) {
+      throw new ContractError(
+        'rate_limited',
+        `this principal already has ${held} open event streams (at most ${maxStreams}); close one before opening another`,
+        { retryAfter: STREAM_CAP_RETRY_AFTER_S, maxStreams },
+        { 'retry-after': String(STREAM_CAP_RETRY_AFTER_S) },
+      );
+    }
+    streamsOf.set(key, held + 1);
+    const release = () => {
+      const left = (streamsOf.get(key) ?? 1) - 1;
+      if (left <= 0) streamsOf.delete(key);
+      else streamsOf.set(key, left);
+    };
     reply.hijack();
     const res = reply.raw;
     // A hijacked reply skips fastify's headers, the onRequest hook's
@@ -223,6 +250,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     res.write(': openwop tool events\n\n');
     let end: (() => void) | undefined;
     end = streamEvents(res, log, principal.tenant, from, keepAliveMs, () => {
+      release();
       if (end) open.delete(end);
     });
     if (!res.writableEnded) open.add(end);
