@@ -14,15 +14,17 @@ import type { ServerResponse } from 'node:http';
 import { ContractError } from '../contract/errors.js';
 import { PROTOCOL_VERSION } from '../contract/protocol.js';
 import { principalKey } from '../auth/principal.js';
-import type { EventLog, ToolEvent } from '../events/log.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { EventLog, SerializedEvent, ToolEvent } from '../events/log.js';
 import type { HttpDeps } from './app.js';
 import { requirePrincipal } from './auth-hook.js';
 import { JSON_TYPE, sendError } from './respond.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
-/** Events read from the log per step while a stream catches up. */
+/** Events read from the log per step while a stream catches up, or per turn of the event loop while a page is assembled. */
 const REPLAY_PAGE = 500;
+const PAGE_CHUNK = 250;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
 /** Concurrent `GET /events/stream` per principal when `events.maxStreamsPerPrincipal` is not set. */
 export const DEFAULT_MAX_STREAMS_PER_PRINCIPAL = 16;
@@ -87,13 +89,43 @@ function lastEventId(request: FastifyRequest): number | undefined {
   return n;
 }
 
-function sendJson(reply: FastifyReply, value: unknown): FastifyReply {
-  return reply.header('content-type', JSON_TYPE).header('cache-control', 'no-store').send(JSON.stringify(value));
+function sendJson(reply: FastifyReply, json: string): FastifyReply {
+  return reply.header('content-type', JSON_TYPE).header('cache-control', 'no-store').send(json);
 }
 
-/** One SSE message; `data` is a single line because JSON.stringify never emits a raw newline. */
+/** One SSE message; `data` is a single line because JSON never holds a raw newline. */
+function frameOf(sequence: number, type: string, json: string): string {
+  return `id: ${sequence}\nevent: ${type}\ndata: ${json}\n\n`;
+}
+
+/** A live event's frame, made once however many of its tenant's streams are open. */
+const liveFrames = new WeakMap<ToolEvent, string>();
 function frame(e: ToolEvent): string {
-  return `id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+  let text = liveFrames.get(e);
+  if (text === undefined) liveFrames.set(e, (text = frameOf(e.sequence, e.type, JSON.stringify(e))));
+  return text;
+}
+
+/**
+ * `{ events, next }` for one page, joined from the events' stored JSON. A
+ * large page is read a chunk at a time with a turn of the event loop between
+ * chunks, so a thousand-event page does not hold up every other request.
+ * Each chunk goes on from the last sequence read: the page is a contiguous
+ * run of the stream even if events are appended meanwhile.
+ */
+async function pageBody(log: EventLog, tenant: string, after: number, limit: number): Promise<string> {
+  const parts: string[] = [];
+  let cursor = after;
+  for (let left = limit; left > 0; ) {
+    if (parts.length > 0) await nextTurn();
+    const chunk: SerializedEvent[] = log.readAfterSerialized(tenant, cursor, Math.min(left, PAGE_CHUNK));
+    for (const e of chunk) parts.push(e.json);
+    if (chunk.length === 0) break;
+    cursor = chunk[chunk.length - 1].sequence;
+    left -= chunk.length;
+    if (chunk.length < PAGE_CHUNK) break;
+  }
+  return `{"events":[${parts.join(',')}],"next":${cursor}}`;
 }
 
 /**
@@ -128,7 +160,7 @@ function streamEvents(res: ServerResponse, log: EventLog, tenant: string, from: 
       while (!ended) {
         if (res.writableNeedDrain) await waitDrain();
         if (ended) return;
-        const page = log.readAfter(tenant, cursor, REPLAY_PAGE);
+        const page = log.readAfterSerialized(tenant, cursor, REPLAY_PAGE);
         if (page.length === 0) {
           // Nothing more in the log: from here on (same tick) live events follow.
           live = true;
@@ -136,7 +168,7 @@ function streamEvents(res: ServerResponse, log: EventLog, tenant: string, from: 
         }
         for (const e of page) {
           cursor = e.sequence;
-          res.write(frame(e));
+          res.write(frameOf(e.sequence, e.type, e.json));
         }
       }
     } catch {
@@ -202,16 +234,15 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
   app.get('/sessions/:sessionId/events', async (request, reply) => {
     const principal = await requirePrincipal(request, deps.authenticator);
     const { sessionId } = request.params as { sessionId: string };
-    const events = log.readSession(principal.tenant, sessionId);
+    const events = log.readSessionSerialized(principal.tenant, sessionId);
     if (events.length === 0) return sendError(reply, 'not_found', SESSION_NOT_FOUND);
-    return sendJson(reply, { events });
+    return sendJson(reply, `{"events":[${events.join(',')}]}`);
   });
 
   app.get('/events', async (request, reply) => {
     const principal = await requirePrincipal(request, deps.authenticator);
     const { after, limit } = pageQuery(request);
-    const events = log.readAfter(principal.tenant, after, limit);
-    return sendJson(reply, { events, next: events.length > 0 ? events[events.length - 1].sequence : after });
+    return sendJson(reply, await pageBody(log, principal.tenant, after, limit));
   });
 
   app.get('/events/stream', { exposeHeadRoute: false }, async (request, reply) => {

@@ -277,3 +277,22 @@ test('events.maxStreamsPerPrincipal: the next stream of that principal is 429 ra
     await own.close();
   }
 });
+
+// Last in this file: it fills the acme stream past the 1,000 the tests above read at once.
+test('a large page is assembled in chunks from the stored JSON: contiguous, exact, the same bytes as the events themselves', async () => {
+  // 1,200 events for a tenant of its own (more than four chunks), then pages that straddle the chunk size.
+  const who = { tenant: 'acme', principal: 'bulk-agent' };
+  for (let i = 0; i < 300; i++) runSession(who, `openwop:text.bulk${i}`);
+  const start = server.log.lastSequence('acme') - 1200;
+  for (const limit of [1, 249, 250, 251, 1000]) {
+    const res = await request(server.url, `/events?after=${start}&limit=${limit}`, { token: ACME_KEY });
+    const expected = server.log.readAfter('acme', start, limit);
+    assert.equal(expected.length, limit);
+    assert.equal(res.text, JSON.stringify({ events: expected, next: expected[limit - 1].sequence }), `limit ${limit}: byte for byte`);
+  }
+  const tail = await request(server.url, `/events?after=${server.log.lastSequence('acme') - 10}&limit=1000`, { token: ACME_KEY });
+  assert.deepEqual(tail.json().events.map((e: { sequence: number }) => e.sequence), [...Array(10).keys()].map((i) => server.log.lastSequence('acme') - 9 + i));
+  const session = runSession(ACME);
+  const one = await request(server.url, `/sessions/${session.sessionId}/events`, { token: ACME_KEY });
+  assert.equal(one.text, JSON.stringify({ events: server.log.readSession('acme', session.sessionId) }));
+});
