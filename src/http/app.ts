@@ -51,7 +51,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     },
   });
 
-  guardConnections(app.server, limits);
+  guardConnections(app.server, limits, deps.logger);
 
   // The protocol gate runs first on every route (a route-level hook added as
   // routes are registered); the catalog's GET routes run it inline instead,

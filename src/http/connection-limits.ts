@@ -8,6 +8,7 @@
 // (CONTRACT.md "Error body", a vendor code for the 408).
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
 import { PROTOCOL_VERSION } from '../contract/protocol.js';
 
 export interface ConnectionLimits {
@@ -91,9 +92,27 @@ export function addressKey(address: string): string {
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
-/** Closes any connection beyond `max` from one address as soon as it is accepted. */
-function capConnectionsPerAddress(server: Server, max: number): void {
+/** How often at most the host logs that connections were refused at the cap. */
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * Closes any connection beyond `max` from one address as soon as it is
+ * accepted. Refusals are logged at most once a minute, with their count and
+ * the last address, so a flood does not become a flood of log lines.
+ */
+function capConnectionsPerAddress(server: Server, max: number, logger: Logger): void {
   const open = new Map<string, number>();
+  let refused = 0;
+  let lastLog = -Infinity;
+  const refuse = (socket: Socket, key: string) => {
+    socket.destroy();
+    refused++;
+    const now = performance.now();
+    if (now - lastLog < REFUSAL_LOG_INTERVAL_MS) return;
+    lastLog = now;
+    logger.warn({ refused, address: key, maxConnectionsPerAddress: max }, 'connections refused: too many from one address');
+    refused = 0;
+  };
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress;
     if (address === undefined) {
@@ -103,7 +122,7 @@ function capConnectionsPerAddress(server: Server, max: number): void {
     const key = addressKey(address);
     const count = open.get(key) ?? 0;
     if (count >= max) {
-      socket.destroy();
+      refuse(socket, key);
       return;
     }
     open.set(key, count + 1);
@@ -132,8 +151,8 @@ function closeWhenBodyUnread(request: IncomingMessage, response: ServerResponse)
 }
 
 /** Applies the per-address cap and the unread-body rule to a server (call before it listens). */
-export function guardConnections(server: Server, limits: ConnectionLimits): void {
-  capConnectionsPerAddress(server, limits.maxConnectionsPerAddress);
+export function guardConnections(server: Server, limits: ConnectionLimits, logger: Logger): void {
+  capConnectionsPerAddress(server, limits.maxConnectionsPerAddress, logger);
   // Before fastify's own listener, so the rule is in place whatever it answers synchronously.
   server.prependListener('request', closeWhenBodyUnread);
 }

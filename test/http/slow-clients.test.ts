@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { hashApiKey } from '../../src/auth/api-keys.js';
+import { addressKey } from '../../src/http/connection-limits.js';
 import { eventually } from '../auth/jwt-fixture.js';
 import { startTestServer, writeConfig } from '../helpers/server.js';
 
@@ -144,6 +145,12 @@ test('server.maxConnectionsPerAddress: the next connection from the same address
     extra.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${authority}\r\n\r\n`);
     await extra.closed;
     assert.equal(extra.text(), '', 'refused without an answer');
+    const logged = server.logs.filter((l) => l.includes('connections refused: too many from one address'));
+    assert.equal(logged.length, 1);
+    assert.deepEqual(
+      (({ refused, address, maxConnectionsPerAddress }) => ({ refused, address, maxConnectionsPerAddress }))(JSON.parse(logged[0])),
+      { refused: 1, address: '127.0.0.1', maxConnectionsPerAddress: 3 },
+    );
     // The held connections still work.
     held[0].socket.write(`GET /healthz HTTP/1.1\r\nHost: ${authority}\r\n\r\n`);
     await held[0].received(/HTTP\/1\.1 200 [\s\S]*HTTP\/1\.1 200 /);
@@ -163,4 +170,14 @@ test('server.maxConnectionsPerAddress: the next connection from the same address
   } finally {
     await server.close();
   }
+});
+
+test('connections are counted per IPv4 address and per IPv6 /64', () => {
+  assert.equal(addressKey('203.0.113.7'), '203.0.113.7');
+  assert.equal(addressKey('::ffff:203.0.113.7'), '203.0.113.7', 'IPv4-mapped is the IPv4 address');
+  assert.equal(addressKey('2001:db8:0:1::1'), '2001:db8:0:1::/64');
+  assert.equal(addressKey('2001:0DB8:0000:0001:ffff:eeee:dddd:cccc'), '2001:db8:0:1::/64', 'one host rotating its interface id is one client');
+  assert.equal(addressKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
+  assert.equal(addressKey('::1'), '0:0:0:0::/64');
+  assert.notEqual(addressKey('2001:db8:0:1::1'), addressKey('2001:db8:0:2::1'));
 });
