@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { PROTOCOL_VERSION } from '../contract/protocol.js';
 
 export interface ConnectionLimits {
-  /** The request line and headers must arrive within this many ms of the connection (or the previous request). */
+  /** The request line and headers must arrive within this many ms of the connection (kept alive: of the next request's first byte). */
   headersTimeoutMs: number;
   /** The whole request, body included, must arrive within this many ms; 0: no limit. */
   requestTimeoutMs: number;
