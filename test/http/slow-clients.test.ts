@@ -130,6 +130,25 @@ test('headers sent slowly are cut off after server.headersTimeoutMs with a 408 e
   }
 });
 
+test('a body that dribbles in with a valid credential is cut off after server.requestTimeoutMs with a 408 envelope', async () => {
+  const server = await host({ requestTimeoutMs: 400 });
+  try {
+    const { host: authority } = new URL(server.url);
+    const raw = await open(server.url);
+    raw.socket.write(`POST /mcp HTTP/1.1\r\nHost: ${authority}\r\nAuthorization: Bearer a1-key\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{`);
+    const drip = setInterval(() => raw.socket.writable && raw.socket.write(' '), 50);
+    try {
+      await raw.closed;
+    } finally {
+      clearInterval(drip);
+    }
+    assert.match(raw.text(), /^HTTP\/1\.1 408 /);
+    assert.equal(JSON.parse(bodyOf(raw.text())).error, 'toolhost.request_timeout');
+  } finally {
+    await server.close();
+  }
+});
+
 test('server.maxConnectionsPerAddress: the next connection from the same address is closed at once', async () => {
   const server = await host({ maxConnectionsPerAddress: 3 });
   try {
