@@ -50,7 +50,7 @@ export interface AuthConfig {
   audit?: boolean;
   /** The per-principal limit for tenants without their own `rateLimit` (default 50/s, burst 100). */
   defaultRateLimit?: RateLimitSetting;
-  /** The global bound on health, discovery, metrics and unrouted requests (default 1000/s, burst 2000). */
+  /** The global bound on discovery, metrics and unrouted requests (default 1000/s, burst 2000); probes are never limited. */
   anonymousRateLimit?: RateLimitSetting;
 }
 

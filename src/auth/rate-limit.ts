@@ -18,7 +18,7 @@ export type RateLimitSetting = boolean | RateLimit;
 
 /** Built-in per-principal limit when neither the tenant nor `auth.defaultRateLimit` says otherwise. */
 export const DEFAULT_RATE_LIMIT: RateLimit = { requestsPerSecond: 50, burst: 100 };
-/** Built-in global bound on health, discovery, metrics and unrouted requests. */
+/** Built-in global bound on discovery, metrics and unrouted requests (probes take from no bucket). */
 export const DEFAULT_ANONYMOUS_RATE_LIMIT: RateLimit = { requestsPerSecond: 1000, burst: 2000 };
 export const DEFAULT_MAX_BUCKETS = 100_000;
 

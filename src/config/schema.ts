@@ -29,6 +29,8 @@ export interface EventsConfig {
   maxEvents?: number;
   /** False: refuse to start when the file is missing instead of creating an empty log (default true). */
   createIfMissing?: boolean;
+  /** Concurrent `GET /events/stream` per principal (default 16). */
+  maxStreamsPerPrincipal?: number;
 }
 
 /** The MCP front door at /mcp. */
@@ -51,6 +53,12 @@ export type PrincipalConfig = PrincipalEntry;
 export interface ServerConfig {
   host?: string;
   port?: number;
+  /** Limits on slow and greedy clients (docs/config.md "server"; defaults in src/http/connection-limits.ts). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+  connectionTimeoutMs?: number;
+  maxConnectionsPerAddress?: number;
 }
 
 /** What `/metrics` exports beyond the fixed set. */
@@ -96,6 +104,11 @@ export function configSchema(sections: SectionSchemas): object {
         properties: {
           host: { type: 'string', minLength: 1 },
           port: { type: 'integer', minimum: 0, maximum: 65535 },
+          headersTimeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
+          requestTimeoutMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+          keepAliveTimeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
+          connectionTimeoutMs: { type: 'integer', minimum: 0, maximum: 86_400_000 },
+          maxConnectionsPerAddress: { type: 'integer', minimum: 1, maximum: 1_000_000 },
         },
       },
       tenants: {
@@ -124,6 +137,7 @@ export function configSchema(sections: SectionSchemas): object {
           retentionDays: { type: 'number', exclusiveMinimum: 0 },
           maxEvents: { type: 'integer', minimum: 1 },
           createIfMissing: { type: 'boolean' },
+          maxStreamsPerPrincipal: { type: 'integer', minimum: 1, maximum: 10_000 },
         },
       },
       mcp: {

@@ -159,6 +159,20 @@ interface EventRow {
   payload: string;
 }
 
+/**
+ * One stored event as its wire JSON, built by SQLite from the row (the same
+ * keys, in the same order, as JSON.stringify of the ToolEvent), so serving a
+ * page parses and re-serializes nothing in JavaScript.
+ */
+export interface SerializedEvent {
+  sequence: number;
+  type: ToolEventType;
+  json: string;
+}
+
+const EVENT_JSON = `json_object('eventId', event_id, 'type', type, 'sequence', sequence, 'timestamp', timestamp,
+  'tenant', tenant, 'principal', principal, 'sessionId', session_id, 'payload', json(payload))`;
+
 function toEvent(row: EventRow): ToolEvent {
   return {
     eventId: row.event_id,
@@ -196,6 +210,8 @@ export class EventLog {
   private readonly selectSession: Database.Statement<[string, string], EventRow>;
   private readonly selectAfter: Database.Statement<[string, number, number], EventRow>;
   private readonly selectLast: Database.Statement<[string], { last_sequence: number }>;
+  private readonly selectAfterJson: Database.Statement<[string, number, number], SerializedEvent>;
+  private readonly selectSessionJson: Database.Statement<[string, string], string>;
   private readonly appendTx: (event: AppendInput, eventId: string, timestamp: string) => ToolEvent;
 
   private constructor(
@@ -228,6 +244,13 @@ export class EventLog {
        FROM tool_events WHERE tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?`,
     );
     this.selectLast = db.prepare('SELECT last_sequence FROM tool_event_streams WHERE tenant = ?');
+    this.selectAfterJson = db.prepare(
+      `SELECT sequence, type, ${EVENT_JSON} AS json
+       FROM tool_events WHERE tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?`,
+    );
+    this.selectSessionJson = db
+      .prepare<[string, string], string>(`SELECT ${EVENT_JSON} FROM tool_events WHERE tenant = ? AND session_id = ? ORDER BY sequence`)
+      .pluck();
     const tx = db.transaction((event: AppendInput, eventId: string, timestamp: string): ToolEvent => {
       const { last_sequence: sequence } = this.bumpStream.get(event.tenant)!;
       const payload = JSON.stringify(event.payload);
@@ -379,6 +402,18 @@ export class EventLog {
     const n = Math.max(0, Math.floor(limit));
     if (n === 0 || Number.isNaN(after)) return [];
     return this.selectAfter.all(tenant, Math.floor(after), n).map(toEvent);
+  }
+
+  /** readSession, each event as its wire JSON text. */
+  readSessionSerialized(tenant: string, sessionId: string): string[] {
+    return this.selectSessionJson.all(tenant, sessionId);
+  }
+
+  /** readAfter, each event as its wire JSON text (with its sequence and type, for cursors and SSE frames). */
+  readAfterSerialized(tenant: string, after: number, limit: number): SerializedEvent[] {
+    const n = Math.max(0, Math.floor(limit));
+    if (n === 0 || Number.isNaN(after)) return [];
+    return this.selectAfterJson.all(tenant, Math.floor(after), n);
   }
 
   /** The tenant stream's last sequence so far (also when retention pruned that event); -1 for an empty stream. */

@@ -2,6 +2,8 @@
 // CLI, a test, the benchmark) needs to talk to it and to stop it.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from '../http/connection-limits.js';
+import type { HostConfigFile } from '../config/schema.js';
 import { registerMcpFrontDoor } from '../mcp/front-door.js';
 import { type Host, type HostOptions, startHost } from './host.js';
 
@@ -17,6 +19,24 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * The server's timeouts and connection cap from `server:`. The inactivity
+ * timeout defaults to outlast the longest silent tools/call (`mcp.callTimeoutMs`
+ * plus a minute), so it never cuts a call that is still running.
+ */
+function connectionLimits(config: HostConfigFile): ConnectionLimits {
+  const server = config.server ?? {};
+  const d = DEFAULT_CONNECTION_LIMITS;
+  const callTimeoutMs = config.mcp?.callTimeoutMs ?? 60_000;
+  return {
+    headersTimeoutMs: server.headersTimeoutMs ?? d.headersTimeoutMs,
+    requestTimeoutMs: server.requestTimeoutMs ?? d.requestTimeoutMs,
+    keepAliveTimeoutMs: server.keepAliveTimeoutMs ?? d.keepAliveTimeoutMs,
+    connectionTimeoutMs: server.connectionTimeoutMs ?? Math.max(d.connectionTimeoutMs, callTimeoutMs + 60_000),
+    maxConnectionsPerAddress: server.maxConnectionsPerAddress ?? d.maxConnectionsPerAddress,
+  };
+}
+
 export async function serve(configFile: string, options: ServeOptions = {}): Promise<RunningServer> {
   const host = await startHost(configFile, options);
   const app = buildApp({
@@ -27,6 +47,8 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
     metrics: host.metrics,
     logger: host.logger,
     events: host.events,
+    connectionLimits: connectionLimits(host.loaded.config),
+    eventRoutes: { maxStreamsPerPrincipal: host.loaded.config.events?.maxStreamsPerPrincipal },
   });
   const mcpConfig = host.loaded.config.mcp ?? {};
   if (mcpConfig.enabled ?? true) {

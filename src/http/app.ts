@@ -15,10 +15,11 @@ import type { EventLog } from '../events/log.js';
 import { refuseAnonymous, registerAuthHooks } from './auth-hook.js';
 import { answerClientError } from './client-error.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
-import { registerEventRoutes } from './events-routes.js';
+import { type EventRouteOptions, registerEventRoutes } from './events-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { protocolGate, sendContractError, sendError } from './respond.js';
 import { registerToolRoutes } from './tool-routes.js';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeoutOptions } from './connection-limits.js';
 import type { Body } from '../catalog/body.js';
 
 export interface HttpDeps {
@@ -30,10 +31,16 @@ export interface HttpDeps {
   logger: Logger;
   /** The tool-session event log; when present, /events, /events/stream and /sessions/{id}/events are served. */
   events?: EventLog;
+  /** Options of the event routes (the per-principal stream cap). */
+  eventRoutes?: EventRouteOptions;
+  /** Timeouts and the per-address connection cap (defaults: DEFAULT_CONNECTION_LIMITS). */
+  connectionLimits?: ConnectionLimits;
 }
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
+  const limits = deps.connectionLimits ?? DEFAULT_CONNECTION_LIMITS;
   const app = Fastify({
+    ...serverTimeoutOptions(limits),
     logger: false,
     routerOptions: { maxParamLength: 2048 },
     bodyLimit: 65_536,
@@ -51,6 +58,8 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
       sendError(reply, 'validation_error', error.code === 'FST_ERR_BAD_URL' ? 'malformed URL' : 'malformed request');
     },
   });
+
+  guardConnections(app.server, limits, deps.logger);
 
   // The protocol gate runs first on every route (a route-level hook added as
   // routes are registered); the catalog's GET routes run it inline instead,
@@ -89,6 +98,6 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   registerToolRoutes(app, deps);
   registerDiscoveryRoutes(app, deps);
   registerHealthRoutes(app, deps);
-  if (deps.events) registerEventRoutes(app, deps);
+  if (deps.events) registerEventRoutes(app, deps, deps.eventRoutes);
   return app;
 }

@@ -58,8 +58,16 @@ export async function requirePrincipal(request: FastifyRequest, authenticator: A
   return principalOf(request, authenticator);
 }
 
-/** Routes that need no credential; they share one global bound instead of per-principal limits. */
-export const ANONYMOUS_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/health/sources', '/metrics', '/.well-known/openwop']);
+/**
+ * Routes that need no credential; they share one global bound instead of
+ * per-principal limits (and so do requests that match no route). Liveness and
+ * readiness (`/healthz`, `/readyz`, `/health/sources`) are deliberately not
+ * here: they are never limited, so a flood of anonymous or unrouted requests
+ * cannot make a probe see 429 and restart a healthy host. Their answers cost
+ * about what a 429 would; the connection caps and timeouts (docs/config.md
+ * "server") bound a flood aimed at them.
+ */
+export const ANONYMOUS_ROUTES: ReadonlySet<string> = new Set(['/metrics', '/.well-known/openwop']);
 
 /**
  * Takes from the global bound for a request that needs no credential; when

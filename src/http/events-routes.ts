@@ -18,16 +18,23 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ContractError } from '../contract/errors.js';
 import { PROTOCOL_VERSION } from '../contract/protocol.js';
-import type { EventLog, ToolEvent } from '../events/log.js';
+import { principalKey } from '../auth/principal.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { EventLog, SerializedEvent, ToolEvent } from '../events/log.js';
 import type { HttpDeps } from './app.js';
 import { requirePrincipal } from './auth-hook.js';
 import { JSON_TYPE, sendError } from './respond.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
-/** Events read from the log per step while a stream catches up. */
+/** Events read from the log per step while a stream catches up, or per turn of the event loop while a page is assembled. */
 const REPLAY_PAGE = 500;
+const PAGE_CHUNK = 250;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
+/** Concurrent `GET /events/stream` per principal when `events.maxStreamsPerPrincipal` is not set. */
+export const DEFAULT_MAX_STREAMS_PER_PRINCIPAL = 16;
+/** What a principal at its stream cap is told to wait: streams end when their clients go, not on a clock. */
+const STREAM_CAP_RETRY_AFTER_S = 5;
 const SESSION_NOT_FOUND = 'no session with that id is available';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 export const LOG_ID_HEADER = 'toolhost-event-log-id';
@@ -35,6 +42,8 @@ export const LOG_ID_HEADER = 'toolhost-event-log-id';
 export interface EventRouteOptions {
   /** Interval of the SSE keep-alive comment (default 15 000 ms). */
   keepAliveMs?: number;
+  /** Concurrent streams one principal may hold open (default 16); the next is refused with 429. */
+  maxStreamsPerPrincipal?: number;
 }
 
 interface Problem {
@@ -86,13 +95,43 @@ function lastEventId(request: FastifyRequest): number | undefined {
   return n;
 }
 
-function sendJson(reply: FastifyReply, value: unknown): FastifyReply {
-  return reply.header('content-type', JSON_TYPE).header('cache-control', 'no-store').send(JSON.stringify(value));
+function sendJson(reply: FastifyReply, json: string): FastifyReply {
+  return reply.header('content-type', JSON_TYPE).header('cache-control', 'no-store').send(json);
 }
 
-/** One SSE message; `data` is a single line because JSON.stringify never emits a raw newline. */
+/** One SSE message; `data` is a single line because JSON never holds a raw newline. */
+function frameOf(sequence: number, type: string, json: string): string {
+  return `id: ${sequence}\nevent: ${type}\ndata: ${json}\n\n`;
+}
+
+/** A live event's frame, made once however many of its tenant's streams are open. */
+const liveFrames = new WeakMap<ToolEvent, string>();
 function frame(e: ToolEvent): string {
-  return `id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+  let text = liveFrames.get(e);
+  if (text === undefined) liveFrames.set(e, (text = frameOf(e.sequence, e.type, JSON.stringify(e))));
+  return text;
+}
+
+/**
+ * `{ events, next }` for one page, joined from the events' stored JSON. A
+ * large page is read a chunk at a time with a turn of the event loop between
+ * chunks, so a thousand-event page does not hold up every other request.
+ * Each chunk goes on from the last sequence read: the page is a contiguous
+ * run of the stream even if events are appended meanwhile.
+ */
+async function pageBody(log: EventLog, tenant: string, after: number, limit: number): Promise<string> {
+  const parts: string[] = [];
+  let cursor = after;
+  for (let left = limit; left > 0; ) {
+    if (parts.length > 0) await nextTurn();
+    const chunk: SerializedEvent[] = log.readAfterSerialized(tenant, cursor, Math.min(left, PAGE_CHUNK));
+    for (const e of chunk) parts.push(e.json);
+    if (chunk.length === 0) break;
+    cursor = chunk[chunk.length - 1].sequence;
+    left -= chunk.length;
+    if (chunk.length < PAGE_CHUNK) break;
+  }
+  return `{"events":[${parts.join(',')}],"next":${cursor},"logId":${JSON.stringify(log.logId)}}`;
 }
 
 /**
@@ -127,7 +166,7 @@ function streamEvents(res: ServerResponse, log: EventLog, tenant: string, from: 
       while (!ended) {
         if (res.writableNeedDrain) await waitDrain();
         if (ended) return;
-        const page = log.readAfter(tenant, cursor, REPLAY_PAGE);
+        const page = log.readAfterSerialized(tenant, cursor, REPLAY_PAGE);
         if (page.length === 0) {
           // Nothing more in the log: from here on (same tick) live events follow.
           live = true;
@@ -135,7 +174,7 @@ function streamEvents(res: ServerResponse, log: EventLog, tenant: string, from: 
         }
         for (const e of page) {
           cursor = e.sequence;
-          res.write(frame(e));
+          res.write(frameOf(e.sequence, e.type, e.json));
         }
       }
     } catch {
@@ -187,7 +226,11 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
   const log = deps.events;
   if (log === undefined) return;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  const maxStreams = options.maxStreamsPerPrincipal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL;
   const open = new Set<() => void>();
+  // Open streams per principal: each holds a socket and a subscription for as
+  // long as its client likes, so one credential may not hold them without bound.
+  const streamsOf = new Map<string, number>();
 
   // Hijacked streams never finish by themselves: end them so app.close() can.
   app.addHook('preClose', async () => {
@@ -198,17 +241,16 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     const principal = await requirePrincipal(request, deps.authenticator);
     const { sessionId } = request.params as { sessionId: string };
     reply.header(LOG_ID_HEADER, log.logId);
-    const events = log.readSession(principal.tenant, sessionId);
+    const events = log.readSessionSerialized(principal.tenant, sessionId);
     if (events.length === 0) return sendError(reply, 'not_found', SESSION_NOT_FOUND);
-    return sendJson(reply, { events });
+    return sendJson(reply, `{"events":[${events.join(',')}]}`);
   });
 
   app.get('/events', async (request, reply) => {
     const principal = await requirePrincipal(request, deps.authenticator);
     const { after, limit } = pageQuery(request);
-    const events = log.readAfter(principal.tenant, after, limit);
     reply.header(LOG_ID_HEADER, log.logId);
-    return sendJson(reply, { events, next: events.length > 0 ? events[events.length - 1].sequence : after, logId: log.logId });
+    return sendJson(reply, await pageBody(log, principal.tenant, after, limit));
   });
 
   app.get('/events/stream', { exposeHeadRoute: false }, async (request, reply) => {
@@ -216,6 +258,22 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     const principal = await requirePrincipal(request, deps.authenticator);
     const from = lastEventId(request);
     reply.header(LOG_ID_HEADER, log.logId);
+    const key = principal.key ?? principalKey(principal.kind, principal.tenant, principal.id);
+    const held = streamsOf.get(key) ?? 0;
+    if (held >= maxStreams) {
+      throw new ContractError(
+        'rate_limited',
+        `this principal already has ${held} open event streams (at most ${maxStreams}); close one before opening another`,
+        { retryAfter: STREAM_CAP_RETRY_AFTER_S, maxStreams },
+        { 'retry-after': String(STREAM_CAP_RETRY_AFTER_S) },
+      );
+    }
+    streamsOf.set(key, held + 1);
+    const release = () => {
+      const left = (streamsOf.get(key) ?? 1) - 1;
+      if (left <= 0) streamsOf.delete(key);
+      else streamsOf.set(key, left);
+    };
     reply.hijack();
     const res = reply.raw;
     // A hijacked reply skips fastify's headers, the onRequest hook's
@@ -232,6 +290,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     res.write(': openwop tool events\n\n');
     let end: (() => void) | undefined;
     end = streamEvents(res, log, principal.tenant, from, keepAliveMs, () => {
+      release();
       if (end) open.delete(end);
     });
     if (!res.writableEnded) open.add(end);

@@ -85,8 +85,12 @@ export async function startJwksServer(initial: unknown): Promise<JwksServer> {
   };
 }
 
-/** Polls `probe` until it returns true or `timeoutMs` passes; returns whether it did. */
-export async function eventually(probe: () => Promise<boolean>, timeoutMs = 5000, stepMs = 50): Promise<boolean> {
+/**
+ * Polls `probe` until it returns true or `timeoutMs` passes; returns whether
+ * it did. The deadline only guards against a hang: nothing a test checks may
+ * depend on it being short.
+ */
+export async function eventually(probe: () => Promise<boolean>, timeoutMs = 30_000, stepMs = 50): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await probe()) return true;

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { exportSPKI, SignJWT } from 'jose';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { request, startTestServer, tempDir, writeConfig, type HttpResult, type TestServer } from '../helpers/server.js';
-import { AUDIENCE, b64url, eventually, ISSUER, jwksOf, makeKey, signToken, sleep, startJwksServer, type JwksServer, type SigningKey } from './jwt-fixture.js';
+import { AUDIENCE, b64url, eventually, ISSUER, jwksOf, makeKey, signToken, startJwksServer, type JwksServer, type SigningKey } from './jwt-fixture.js';
 
 const TOOLS = [
   { vendor: 'a', name: 'open', command: ['true'] },
@@ -188,44 +188,56 @@ describe('JWT against a remote JWKS', () => {
 });
 
 describe('JWKS endpoint down', () => {
-  test('cached keys keep working for refreshSec + maxStaleSec, then 503; back up, it recovers', async () => {
+  // No assertion here depends on how fast the machine is: the stale window is
+  // either far longer than the test (an hour) or waited out by polling, and
+  // every wait's deadline only guards against a hang.
+  test('while the JWKS is down, the last good keys verify new tokens within maxStaleSec; an unknown kid is still unknown', async () => {
     const key = await makeKey('k1', 'ES256');
     const jwks = await startJwksServer(jwksOf(key));
-    // The one successful fetch happens between t0 and t1; keys are usable for 0.3 + 1.7 s after it.
-    const t0 = Date.now();
-    const server = await startTestServer(writeConfig(config({ jwksUrl: jwks.url, jwks: { refreshSec: 0.3, maxStaleSec: 1.7, cooldownSec: 0.1, timeoutMs: 500 } })));
+    const server = await startTestServer(writeConfig(config({ jwksUrl: jwks.url, jwks: { refreshSec: 0.3, maxStaleSec: 3600, cooldownSec: 0.1, timeoutMs: 500 } })));
     try {
       const fresh = () => signToken(key, { tenant: 'acme' });
       assert.equal((await request(server.url, '/tools', { token: await fresh() })).status, 200);
-      const t1 = Date.now();
       jwks.setMode('reset');
-      await sleep(400);
-      // Stale (past refreshSec): background fetches fail, the last good keys still verify new tokens.
-      let checked = 0;
-      for (let i = 0; i < 3; i++) {
+      // Past refreshSec each request starts a background fetch; it fails, and the keys in hand still verify.
+      const sawFailure = await eventually(async () => {
         const res = await request(server.url, '/tools', { token: await fresh() });
-        if (Date.now() - t0 < 1900) {
-          assert.equal(res.status, 200, res.text);
-          checked++;
-        }
-        await sleep(150);
-      }
-      assert.ok(checked > 0, 'the machine was too slow to observe the stale window');
-      assert.ok(server.logs.some((l) => l.includes('JWKS fetch failed; using the last good keys')));
-      // An unknown kid while the JWKS is down is still an unknown kid.
+        assert.equal(res.status, 200, res.text);
+        return server.logs.some((l) => l.includes('JWKS fetch failed; using the last good keys'));
+      }, 30_000);
+      assert.ok(sawFailure, 'a failed background fetch was logged');
+      assert.equal((await request(server.url, '/tools', { token: await fresh() })).status, 200, 'stale keys still verify');
       const stranger = await makeKey('k-unknown', 'ES256');
       const tok = await signToken(stranger, { tenant: 'acme' });
       assertRejected(await request(server.url, '/tools', { token: tok }), tok, /key id unknown/);
-      // Past refreshSec + maxStaleSec: no keys, 503 unavailable, also for a token verified before.
+    } finally {
+      await server.close();
+      await jwks.close();
+    }
+  });
+
+  test('past refreshSec + maxStaleSec without a fetch: 503 unavailable, also for a token verified before; back up, it recovers', async () => {
+    const key = await makeKey('k1', 'ES256');
+    const jwks = await startJwksServer(jwksOf(key));
+    const server = await startTestServer(writeConfig(config({ jwksUrl: jwks.url, jwks: { refreshSec: 0.3, maxStaleSec: 0.3, cooldownSec: 0.1, timeoutMs: 500 } })));
+    try {
+      const fresh = () => signToken(key, { tenant: 'acme' });
       const remembered = await fresh();
-      assert.equal((await request(server.url, '/tools', { token: remembered })).status, 200);
-      await sleep(Math.max(0, 2100 - (Date.now() - t1)));
-      const gone = await request(server.url, '/tools', { token: remembered });
-      assert.equal(gone.status, 503, gone.text);
-      assert.equal(gone.json().error, 'toolhost.unavailable');
-      assert.match(gone.json().message, /signing keys unavailable/);
+      // While the JWKS answers, the token is verified (and remembered); keys are refetched as needed.
+      assert.ok(await eventually(async () => (await request(server.url, '/tools', { token: remembered })).status === 200, 30_000));
+      jwks.setMode('reset');
+      let gone: HttpResult | undefined;
+      assert.ok(
+        await eventually(async () => {
+          gone = await request(server.url, '/tools', { token: remembered });
+          return gone.status === 503;
+        }, 30_000),
+        'the keys expire once no fetch succeeds',
+      );
+      assert.equal(gone!.json().error, 'toolhost.unavailable');
+      assert.match(gone!.json().message, /signing keys unavailable/);
       jwks.setMode('ok');
-      assert.ok(await eventually(async () => (await request(server.url, '/tools', { token: await fresh() })).status === 200, 3000));
+      assert.ok(await eventually(async () => (await request(server.url, '/tools', { token: await fresh() })).status === 200, 30_000));
     } finally {
       await server.close();
       await jwks.close();

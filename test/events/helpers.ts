@@ -55,8 +55,9 @@ export function eventsConfig(): string {
 /**
  * Closes the app, then the host (which closes the log). After an aborted
  * fetch, undici opens a spare connection that never sends a request; Node
- * drops such sockets only at headersTimeout (about a minute) and app.close()
- * waits for them. So the clean close gets a moment, then what is left is cut.
+ * drops such sockets only at the header timeout (`server.headersTimeoutMs`,
+ * seconds) and app.close() waits for them. So the clean close gets a moment,
+ * then what is left is cut.
  * (The keep-alive test checks that app.close() alone ends open event streams.)
  */
 async function closeAll(app: FastifyInstance, host: Host): Promise<void> {

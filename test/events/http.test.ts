@@ -5,8 +5,10 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { hashApiKey } from '../../src/auth/api-keys.js';
 import { ToolSession } from '../../src/events/session.js';
-import { ACME, ACME_KEY, GLOBEX, GLOBEX_KEY, openSse, request, startEventsServer, waitFor, type EventsServer } from './helpers.js';
+import { startTestServer, writeConfig } from '../helpers/server.js';
+import { ACME, ACME_KEY, GLOBEX, GLOBEX_KEY, openSse, request, startEventsServer, waitFor, type EventsServer, type SseClient } from './helpers.js';
 
 let server: EventsServer;
 before(async () => {
@@ -236,4 +238,64 @@ test('keep-alive comments flow while idle, and app.close() ends open streams', a
   } finally {
     await own.close();
   }
+});
+
+test('events.maxStreamsPerPrincipal: the next stream of that principal is 429 rate_limited; others and closed slots are free', { timeout: 120_000 }, async () => {
+  const own = await startTestServer(
+    writeConfig({
+      tenants: { acme: { tools: ['*'] } },
+      principals: [
+        { id: 'one', tenant: 'acme', keyHash: hashApiKey('one-key') },
+        { id: 'two', tenant: 'acme', keyHash: hashApiKey('two-key') },
+      ],
+      events: { file: 'events.sqlite', maxStreamsPerPrincipal: 2 },
+      sources: { hostExtensions: [{ vendor: 'a', name: 'one', command: ['true'] }] },
+    }),
+  );
+  const log = own.running.host.events!;
+  const streams: SseClient[] = [];
+  try {
+    for (let i = 0; i < 2; i++) streams.push(await openSse(own.url, 'one-key'));
+    assert.deepEqual(streams.map((s) => s.status), [200, 200]);
+    const refused = await fetch(`${own.url}/events/stream`, { headers: { authorization: 'Bearer one-key' } });
+    if (refused.status === 200) await refused.body?.cancel();
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get('retry-after'), '5');
+    assert.deepEqual(await refused.json(), {
+      error: 'rate_limited',
+      message: 'this principal already has 2 open event streams (at most 2); close one before opening another',
+      details: { retryAfter: 5, maxStreams: 2 },
+    });
+    // Another principal of the same tenant has its own allowance.
+    streams.push(await openSse(own.url, 'two-key'));
+    assert.equal(streams[2].status, 200);
+    await waitFor(() => log.subscriberCount('acme') === 3, 20_000, 'three subscriptions');
+    // A stream that ends gives its slot back.
+    streams[0].close();
+    await waitFor(() => log.subscriberCount('acme') === 2, 20_000, 'the closed stream to be dropped');
+    streams.push(await openSse(own.url, 'one-key'));
+    assert.equal(streams[3].status, 200);
+  } finally {
+    for (const s of streams) s.close();
+    await own.close();
+  }
+});
+
+// Last in this file: it fills the acme stream past the 1,000 the tests above read at once.
+test('a large page is assembled in chunks from the stored JSON: contiguous, exact, the same bytes as the events themselves', async () => {
+  // 1,200 events for a tenant of its own (more than four chunks), then pages that straddle the chunk size.
+  const who = { tenant: 'acme', principal: 'bulk-agent' };
+  for (let i = 0; i < 300; i++) runSession(who, `openwop:text.bulk${i}`);
+  const start = server.log.lastSequence('acme') - 1200;
+  for (const limit of [1, 249, 250, 251, 1000]) {
+    const res = await request(server.url, `/events?after=${start}&limit=${limit}`, { token: ACME_KEY });
+    const expected = server.log.readAfter('acme', start, limit);
+    assert.equal(expected.length, limit);
+    assert.equal(res.text, JSON.stringify({ events: expected, next: expected[limit - 1].sequence }), `limit ${limit}: byte for byte`);
+  }
+  const tail = await request(server.url, `/events?after=${server.log.lastSequence('acme') - 10}&limit=1000`, { token: ACME_KEY });
+  assert.deepEqual(tail.json().events.map((e: { sequence: number }) => e.sequence), [...Array(10).keys()].map((i) => server.log.lastSequence('acme') - 9 + i));
+  const session = runSession(ACME);
+  const one = await request(server.url, `/sessions/${session.sessionId}/events`, { token: ACME_KEY });
+  assert.equal(one.text, JSON.stringify({ events: server.log.readSession('acme', session.sessionId) }));
 });
