@@ -39,8 +39,9 @@ export interface HttpDeps {
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
   const limits = deps.connectionLimits ?? DEFAULT_CONNECTION_LIMITS;
+  const timeouts = serverTimeoutOptions(limits);
   const app = Fastify({
-    ...serverTimeoutOptions(limits),
+    ...timeouts,
     logger: false,
     routerOptions: { maxParamLength: 2048 },
     bodyLimit: 65_536,
@@ -50,7 +51,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     // Node's parser refusals (malformed request line or headers, 431, 408) in the envelope.
     clientErrorHandler: answerClientError,
     // Node would answer a Host-less HTTP/1.1 request with a bare 400; the protocol gate answers it in the envelope.
-    http: { requireHostHeader: false },
+    http: { ...timeouts.http, requireHostHeader: false },
     // Long-lived streams (SSE, MCP) are ended by their own close hooks; idle keep-alive sockets must not hold close() up.
     forceCloseConnections: true,
     // Malformed URLs are fastify's own errors: keep them in the envelope too.

@@ -9,7 +9,6 @@
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { PROTOCOL_VERSION } from '../contract/protocol.js';
 
 export interface ConnectionLimits {
   /** The request line and headers must arrive within this many ms of the connection (kept alive: of the next request's first byte). */
@@ -40,7 +39,6 @@ export function serverTimeoutOptions(limits: ConnectionLimits): {
   keepAliveTimeout: number;
   requestTimeout: number;
   http: ServerOptions;
-  clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => void;
 } {
   const { requestTimeoutMs } = limits;
   // Node refuses a header timeout above the request timeout.
@@ -51,28 +49,7 @@ export function serverTimeoutOptions(limits: ConnectionLimits): {
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     requestTimeout: requestTimeoutMs,
     http: { headersTimeout, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(shortest / 4))) },
-    clientErrorHandler: answerClientError,
   };
-}
-
-function envelopeResponse(status: string, error: string, message: string): string {
-  const body = JSON.stringify({ error, message });
-  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nOpenWOP-Version: ${PROTOCOL_VERSION}\r\nConnection: close\r\n\r\n${body}`;
-}
-
-const TIMED_OUT = envelopeResponse('408 Request Timeout', 'toolhost.request_timeout', 'the request did not arrive in time');
-const HEADERS_TOO_LARGE = envelopeResponse('431 Request Header Fields Too Large', 'toolhost.headers_too_large', 'the request headers are too large');
-const MALFORMED = envelopeResponse('400 Bad Request', 'validation_error', 'malformed HTTP request');
-
-/** Errors Node raises before a request reaches fastify (timeouts, unparsable requests): answered in the envelope, then closed. */
-function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  // Once a response has started on this socket, raw bytes would corrupt it: just close.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (socket.writable && inFlight?.headersSent !== true) {
-    socket.write(error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? TIMED_OUT : error.code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : MALFORMED);
-  }
-  socket.destroy();
 }
 
 /** The key a connection is counted under: the IPv4 address, or the /64 of an IPv6 one (one host usually holds a whole /64). */

@@ -99,7 +99,7 @@ test('a broken edit keeps the last good keys and logs file:line:col of each prob
     );
     assert.ok(await eventually(async () => server.logs.some((l) => l.includes('keys file rejected'))));
     const line = server.logs.find((l) => l.includes('keys file rejected'))!;
-    assert.match(line, /keys\.yaml:7:5: \/principals\/1\/keyHash: does not match/);
+    assert.match(line, /keys\.yaml:7:5: \/principals\/1\/keyHash: is not a key hash/);
     assert.equal(await status(url, 'key-1'), 200, 'last good keys still served');
 
     writeFileSync(

@@ -291,7 +291,7 @@ test('a large page is assembled in chunks from the stored JSON: contiguous, exac
     const res = await request(server.url, `/events?after=${start}&limit=${limit}`, { token: ACME_KEY });
     const expected = server.log.readAfter('acme', start, limit);
     assert.equal(expected.length, limit);
-    assert.equal(res.text, JSON.stringify({ events: expected, next: expected[limit - 1].sequence }), `limit ${limit}: byte for byte`);
+    assert.equal(res.text, JSON.stringify({ events: expected, next: expected[limit - 1].sequence, logId: server.log.logId }), `limit ${limit}: byte for byte`);
   }
   const tail = await request(server.url, `/events?after=${server.log.lastSequence('acme') - 10}&limit=1000`, { token: ACME_KEY });
   assert.deepEqual(tail.json().events.map((e: { sequence: number }) => e.sequence), [...Array(10).keys()].map((i) => server.log.lastSequence('acme') - 9 + i));
