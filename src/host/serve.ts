@@ -39,50 +39,57 @@ function connectionLimits(config: HostConfigFile): ConnectionLimits {
 
 export async function serve(configFile: string, options: ServeOptions = {}): Promise<RunningServer> {
   const host = await startHost(configFile, options);
-  const app = buildApp({
-    store: host.store,
-    authenticator: host.authenticator,
-    discoveryBody: host.discovery.body,
-    sourceHealth: host.sourceHealth,
-    metrics: host.metrics,
-    logger: host.logger,
-    events: host.events,
-    connectionLimits: connectionLimits(host.loaded.config),
-    eventRoutes: { maxStreamsPerPrincipal: host.loaded.config.events?.maxStreamsPerPrincipal },
-  });
-  const mcpConfig = host.loaded.config.mcp ?? {};
-  if (mcpConfig.enabled ?? true) {
-    registerMcpFrontDoor(app, host.invoke, {
-      authenticator: host.authenticator,
-      allowedHosts: mcpConfig.allowedHosts,
-      pageSize: mcpConfig.pageSize,
-      sessionIdleMs: mcpConfig.sessionIdleMs,
-      approvalTimeoutMs: mcpConfig.approvalTimeoutMs,
-      apiKeys: host.apiKeys,
-      limits: {
-        maxSessionsPerPrincipal: mcpConfig.maxSessionsPerPrincipal,
-        maxConcurrentCallsPerPrincipal: mcpConfig.maxConcurrentCallsPerPrincipal,
-        softCap: mcpConfig.sessionSoftCap,
-        minIdleMs: mcpConfig.sessionMinIdleMs,
-      },
-      compactTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpView === 'compact').map(([id]) => id)),
-    });
-  }
-  const server = host.loaded.config.server ?? {};
+  // Whatever fails from here on (building the app, listening) stops what startHost started.
+  let app: FastifyInstance | undefined;
   try {
+    app = buildApp({
+      store: host.store,
+      authenticator: host.authenticator,
+      discoveryBody: host.discovery.body,
+      sourceHealth: host.sourceHealth,
+      metrics: host.metrics,
+      logger: host.logger,
+      events: host.events,
+      connectionLimits: connectionLimits(host.loaded.config),
+      eventRoutes: { maxStreamsPerPrincipal: host.loaded.config.events?.maxStreamsPerPrincipal },
+      tracing: host.tracing,
+    });
+    const mcpConfig = host.loaded.config.mcp ?? {};
+    if (mcpConfig.enabled ?? true) {
+      const frontDoor = registerMcpFrontDoor(app, host.invoke, {
+        authenticator: host.authenticator,
+        allowedHosts: mcpConfig.allowedHosts,
+        pageSize: mcpConfig.pageSize,
+        sessionIdleMs: mcpConfig.sessionIdleMs,
+        approvalTimeoutMs: mcpConfig.approvalTimeoutMs,
+        apiKeys: host.apiKeys,
+        limits: {
+          maxSessionsPerPrincipal: mcpConfig.maxSessionsPerPrincipal,
+          maxConcurrentCallsPerPrincipal: mcpConfig.maxConcurrentCallsPerPrincipal,
+          softCap: mcpConfig.sessionSoftCap,
+          minIdleMs: mcpConfig.sessionMinIdleMs,
+        },
+        compactTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpView === 'compact').map(([id]) => id)),
+        tracing: host.tracing,
+      });
+      host.metrics.gaugeSource('mcpSessions', frontDoor.sessionCount);
+    }
+    const server = host.loaded.config.server ?? {};
     await app.listen({ host: options.host ?? server.host ?? '127.0.0.1', port: options.port ?? server.port ?? 8080 });
   } catch (err) {
+    await app?.close().catch(() => undefined);
     await host.stop();
     throw err;
   }
-  const address = app.server.address();
+  const ready = app;
+  const address = ready.server.address();
   const url = typeof address === 'object' && address ? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : String(address);
   return {
     host,
-    app,
+    app: ready,
     url,
     close: async () => {
-      await app.close();
+      await ready.close();
       await host.stop();
     },
   };

@@ -13,6 +13,8 @@ import type { HostMetrics } from '../observability/metrics.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
 import type { EventLog } from '../events/log.js';
 import { refuseAnonymous, registerAuthHooks } from './auth-hook.js';
+import { countRequest, registerRequestObservers } from './request-observers.js';
+import { DISABLED_TRACING, type Tracing } from '../observability/tracing.js';
 import { answerClientError } from './client-error.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { type EventRouteOptions, registerEventRoutes } from './events-routes.js';
@@ -35,6 +37,8 @@ export interface HttpDeps {
   eventRoutes?: EventRouteOptions;
   /** Timeouts and the per-address connection cap (defaults: DEFAULT_CONNECTION_LIMITS). */
   connectionLimits?: ConnectionLimits;
+  /** A server span per request when tracing is on. */
+  tracing?: Tracing;
 }
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
@@ -77,6 +81,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
 
   // Audit line per route, global bound on health and discovery (docs/auth.md); before any route.
   registerAuthHooks(app, deps.authenticator, deps.logger);
+  registerRequestObservers(app, deps.metrics, deps.tracing ?? DISABLED_TRACING);
 
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof ContractError) return sendContractError(reply, error);
@@ -92,8 +97,10 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    if (!protocolGate(request, reply) || refuseAnonymous(reply, deps.authenticator)) return reply;
-    return sendError(reply, 'not_found', 'no such resource');
+    if (protocolGate(request, reply) && !refuseAnonymous(reply, deps.authenticator)) sendError(reply, 'not_found', 'no such resource');
+    // No route, so no route hooks: the not-found answer is counted here.
+    countRequest(deps.metrics, 'unrouted', request, reply.statusCode);
+    return reply;
   });
 
   registerToolRoutes(app, deps);

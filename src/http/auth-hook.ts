@@ -15,14 +15,22 @@ declare module 'fastify' {
     principal: Principal | null;
     /** Why authentication failed, when it did (the audit line reads it; never the credential). */
     authFailure: string | null;
+    /** The same as a bounded category, for metrics: missing, malformed, invalid_api_key, invalid_jwt, unavailable. */
+    authFailureKind: string | null;
   }
 }
 
 const REALM = 'Bearer realm="toolhost"';
 
+/** A JWT is three base64url parts joined by dots; an API key is anything else. */
+function isJwtShaped(header: string | undefined): boolean {
+  return header !== undefined && /^Bearer +[\w-]+\.[\w-]+\.[\w-]*$/i.test(header.trim());
+}
+
 function admitted(request: FastifyRequest, authenticator: Authenticator, outcome: AuthOutcome): Principal {
   if (!outcome.ok) {
     request.authFailure = outcome.reason;
+    request.authFailureKind = outcome.unavailable ? 'unavailable' : !outcome.presented ? 'missing' : isJwtShaped(request.headers.authorization) ? 'invalid_jwt' : 'invalid_api_key';
     if (outcome.unavailable) throw new ContractError('toolhost.unavailable', outcome.reason);
     const challenge = outcome.presented ? `${REALM}, error="invalid_token"` : REALM;
     throw new ContractError('unauthenticated', outcome.reason, undefined, { 'www-authenticate': challenge });
@@ -45,6 +53,7 @@ export function principalOf(request: FastifyRequest, authenticator: Authenticato
   const token = bearerToken(request.headers.authorization);
   if (token === null) {
     request.authFailure = 'malformed Authorization header';
+    request.authFailureKind = 'malformed';
     throw new ContractError('unauthenticated', 'malformed Authorization header: expected "Bearer <token>"', undefined, {
       'www-authenticate': `${REALM}, error="invalid_request"`,
     });
@@ -122,6 +131,7 @@ function auditHook(logger: Logger, route: string): Hook {
 export function registerAuthHooks(app: FastifyInstance, authenticator: Authenticator, logger: Logger): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('authFailure', null);
+  app.decorateRequest('authFailureKind', null);
   const audit = authenticator.audit !== false;
   // `audit: true` is serialized once, in the child's bindings.
   const auditLogger = logger.child({ audit: true });

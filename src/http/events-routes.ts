@@ -231,6 +231,11 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
   // Open streams per principal: each holds a socket and a subscription for as
   // long as its client likes, so one credential may not hold them without bound.
   const streamsOf = new Map<string, number>();
+  deps.metrics.gaugeSource('eventStreams', () => {
+    let open = 0;
+    for (const n of streamsOf.values()) open += n;
+    return open;
+  });
 
   // Hijacked streams never finish by themselves: end them so app.close() can.
   app.addHook('preClose', async () => {

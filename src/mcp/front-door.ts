@@ -18,6 +18,8 @@ import type { Authenticator, Principal } from '../auth/principal.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import { IMPLEMENTATION, PROTOCOL_VERSION } from '../contract/protocol.js';
 import { requirePrincipal } from '../http/auth-hook.js';
+import { requestSpan } from '../http/request-observers.js';
+import { DISABLED_TRACING, type Tracing } from '../observability/tracing.js';
 import { callCatalogTool, CallRefused } from '../invoke/call.js';
 import type { InvokeDeps } from '../invoke/types.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, elicitationPrompt } from './approval.js';
@@ -40,6 +42,8 @@ export interface FrontDoorOptions {
    * (keys-file reload): open sessions of a changed key are told at once.
    */
   apiKeys?: { onReplace(listener: () => void): () => void; currentPrincipal(key: string): Principal | undefined };
+  /** Runs each request's MCP handling inside its HTTP span, so a tools/call span is that request's child. */
+  tracing?: Tracing;
   /** Session and concurrency caps; unset fields take DEFAULT_SESSION_LIMITS. */
   limits?: Partial<Omit<SessionLimits, 'idleMs'>>;
 }
@@ -120,6 +124,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   const principals = new WeakMap<FastifyRequest, Principal>();
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  const tracing = options.tracing ?? DISABLED_TRACING;
 
   const buildServer = (compact: boolean, session: () => McpSession | undefined): Server => {
     const server = new Server({ name: IMPLEMENTATION.name, version: IMPLEMENTATION.version }, { capabilities: { tools: { listChanged: true } } });
@@ -231,14 +236,14 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
         await server.connect(transport);
         reply.raw.setHeader('openwop-version', PROTOCOL_VERSION);
         reply.hijack();
-        await transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body);
+        await tracing.withSpan(requestSpan(request), () => transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body));
         return reply;
       }
       session.lastSeen = Date.now();
       follow(session, principal);
       reply.raw.setHeader('openwop-version', PROTOCOL_VERSION);
       reply.hijack();
-      await session.transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body);
+      await tracing.withSpan(requestSpan(request), () => session.transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body));
       return reply;
     },
   });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { stringify } from 'yaml';
-import { serve, type RunningServer } from '../../src/host/serve.js';
+import { serve, type RunningServer, type ServeOptions } from '../../src/host/serve.js';
 
 export const DEMO_CONFIG = new URL('../../examples/demo/toolhost.yaml', import.meta.url).pathname;
 export const ACME_KEY = 'acme-demo-key';
@@ -22,12 +22,14 @@ export interface TestServer {
 export interface TestServerOptions {
   env?: NodeJS.ProcessEnv;
   startDeadlineMs?: number;
+  /** Turns tracing on, exporting spans here. */
+  spanExporter?: ServeOptions['spanExporter'];
 }
 
 export async function startTestServer(configFile: string, options: TestServerOptions = {}): Promise<TestServer> {
   const logs: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) });
-  const running = await serve(configFile, { host: '127.0.0.1', port: 0, logger, env: options.env, startDeadlineMs: options.startDeadlineMs });
+  const running = await serve(configFile, { host: '127.0.0.1', port: 0, logger, env: options.env, startDeadlineMs: options.startDeadlineMs, spanExporter: options.spanExporter });
   return { url: running.url, running, logs, close: () => running.close() };
 }
 
