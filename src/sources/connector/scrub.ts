@@ -102,6 +102,8 @@ export class SecretScrubber {
   value(v: unknown): unknown {
     if (!this.find) return v;
     if (typeof v === 'string') return this.text(v);
+    // A number can spell a secret too (a numeric key echoed as a number): then it becomes the scrubbed text.
+    if (typeof v === 'number' && this.test!.test(String(v))) return this.text(String(v));
     if (Array.isArray(v)) return v.map((x) => this.value(x));
     if (v !== null && typeof v === 'object') {
       const out: Record<string, unknown> = {};
