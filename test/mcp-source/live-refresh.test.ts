@@ -127,3 +127,36 @@ test('a re-read reuses unchanged tools as the same objects; unchanged stdio page
     await source.stop();
   }
 });
+
+test('a tool whose content changes under the same name is served with the new content (large cached pages too)', async () => {
+  const ctx = makeCtx();
+  // 1,000 generated tools in pages of 500: pages over the stdio cache's threshold, so the page cache is in play.
+  const source = createMcpSource(stdioConfig('content', ['--tools', '994', '--page-size', '500']), ctx);
+  const served = (name: string) => source.tools().find((t) => t.toolId === `mcp:content.${name}`);
+  const reads = () => ctx.log.entries().filter((e) => e.event === 'refresh').length;
+  // Changes the tool upstream and waits for the read that follows (a read, not a change: a wrong reuse would report none).
+  const change = async (description: string, schema: object) => {
+    const before = reads();
+    await source.callTool('fixture_control', { action: 'add', name: 'shifty', description, schema });
+    await waitFor(() => reads() > before, 20_000, 'the re-read after list_changed');
+  };
+  try {
+    await source.start(() => {});
+    await change('first words', { type: 'object', properties: { a: { type: 'string' } } });
+    const first = served('shifty');
+    assert.equal(first?.description, 'first words');
+    const untouched = served('echo');
+
+    // Same name, same place in the list, new description: a new tool object with the new text.
+    await change('second words', { type: 'object', properties: { a: { type: 'string' } } });
+    assert.equal(served('shifty')?.description, 'second words');
+    assert.notEqual(served('shifty'), first);
+    assert.equal(served('echo'), untouched, 'the unchanged tools are still reused');
+
+    // Only the input schema changes.
+    await change('second words', { type: 'object', properties: { a: { type: 'integer', minimum: 3 } }, required: ['a'] });
+    assert.deepEqual(served('shifty')?.inputSchema, { type: 'object', properties: { a: { type: 'integer', minimum: 3 } }, required: ['a'] });
+  } finally {
+    await source.stop();
+  }
+});
