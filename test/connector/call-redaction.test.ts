@@ -47,6 +47,15 @@ async function startEchoApi(): Promise<{ server: Server; url: string; seen: stri
     const body = Buffer.concat(chunks).toString('utf8');
     seen.push(JSON.stringify({ headers: req.headers, url: req.url }));
     const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/declared') {
+      // Announces a body over the cap, sends a little of it, then waits for the client to hang up.
+      let written = 0;
+      streamed.push({ closedEarly: new Promise((resolve) => res.on('close', () => resolve({ written, total: CAP + 1, finished: false }))) });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(CAP + 1) });
+      res.write('{"a":"');
+      written = 6;
+      return;
+    }
     if (url.pathname === '/big') {
       // Streams far more than the cap, honouring backpressure, until done or the client hangs up.
       const total = 16 * CAP;
@@ -120,6 +129,10 @@ paths:
       requestBody:
         content: { application/json: { schema: { type: object, properties: { note: { type: string } } } } }
       responses: { '200': { description: ok, content: { application/json: { schema: { type: object } } } } }
+  /declared:
+    get:
+      operationId: declared
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: object } } } } }
   /big:
     get:
       operationId: big
@@ -149,6 +162,7 @@ before(async () => {
       tenants: { a: { tools: ['*'] } },
       principals: [{ id: 'pa', tenant: 'a', keyHash: hashApiKey('ka') }],
       events: { file: eventsFile },
+      mcp: { callTimeoutMs: 15_000 },
       policy: { rules: [{ match: 'connector:*', approval: 'never' }] },
       sources: { connectors: Object.entries(KINDS).map(([id, auth]) => ({ id, document: 'echo.yaml', watch: false, auth })) },
     },
@@ -209,4 +223,12 @@ test('a response larger than the cap: the host stops reading and says so', async
   const seen = await api.streamed[api.streamed.length - 1].closedEarly;
   assert.equal(seen.finished, false, 'the API never got to finish writing');
   assert.ok(seen.written < seen.total, `written ${seen.written} of ${seen.total}`);
+});
+
+test('a declared Content-Length over the cap: refused before reading the body', async () => {
+  const result = await client.callTool({ name: nameOf('connector:bearer.declared'), arguments: {} });
+  assert.equal(result.isError, true);
+  assert.match(textOf(result), /larger than the limit of 4194304 bytes/);
+  const seen = await api.streamed[api.streamed.length - 1].closedEarly;
+  assert.equal(seen.finished, false);
 });
