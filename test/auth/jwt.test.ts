@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { exportSPKI, SignJWT } from 'jose';
+import { exportJWK, exportSPKI, SignJWT, type JWK } from 'jose';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { request, startTestServer, tempDir, writeConfig, type HttpResult, type TestServer } from '../helpers/server.js';
 import { AUDIENCE, b64url, eventually, ISSUER, jwksOf, makeKey, signToken, startJwksServer, type JwksServer, type SigningKey } from './jwt-fixture.js';
@@ -259,6 +259,46 @@ describe('JWKS endpoint down', () => {
     } finally {
       await server.close();
       await jwks.close();
+    }
+  });
+});
+
+describe('a JWKS holding private or symmetric key material is refused', () => {
+  // A published key set must hold public keys only: a private JWK (with `d`)
+  // means the signing key leaked, and an `oct` key is a shared secret.
+  async function badSets(): Promise<{ name: string; key: SigningKey; jwks: { keys: JWK[] } }[]> {
+    const rsa = await makeKey('leaked-rsa', 'RS256');
+    const ec = await makeKey('leaked-ec', 'ES256');
+    const privateJwk = async (k: SigningKey) => ({ ...(await exportJWK(k.privateKey)), kid: k.kid, alg: k.alg, use: 'sig' });
+    const oct: JWK = { kty: 'oct', k: b64url('a-shared-secret-of-32-bytes-long'), kid: 'shared', alg: 'HS256' };
+    return [
+      { name: 'a private RSA key', key: rsa, jwks: { keys: [await privateJwk(rsa)] } },
+      { name: 'a private EC key beside a public one', key: ec, jwks: { keys: [rsa.jwk, await privateJwk(ec)] } },
+      { name: 'an oct key beside a good public one', key: rsa, jwks: { keys: [rsa.jwk, oct] } },
+    ];
+  }
+
+  test('remote: the set is not used (503 for JWTs, the reason in the message), tokens of its keys are never accepted', async () => {
+    for (const { name, key, jwks: set } of await badSets()) {
+      const jwks = await startJwksServer(set);
+      const server = await startTestServer(writeConfig(config({ jwksUrl: jwks.url, jwks: { cooldownSec: 0 } })));
+      try {
+        const res = await request(server.url, '/tools', { token: await signToken(key, { tenant: 'acme' }) });
+        assert.equal(res.status, 503, `${name}: ${res.text}`);
+        assert.match(res.json().message, /private or symmetric key material/, name);
+        for (const k of set.keys) for (const secret of [k.d, k.k]) if (secret) assert.ok(!res.text.includes(secret), 'no key material echoed');
+      } finally {
+        await server.close();
+        await jwks.close();
+      }
+    }
+  });
+
+  test('file: a start-up error naming the file', async () => {
+    for (const { name, jwks: set } of await badSets()) {
+      const dir = tempDir();
+      writeFileSync(join(dir, 'jwks.json'), JSON.stringify(set));
+      await assert.rejects(startTestServer(writeConfig(config({ jwksFile: 'jwks.json' }), dir)), (err: Error) => /jwks\.json: invalid JWKS: the key set holds private or symmetric key material/.test(err.message), name);
     }
   });
 });

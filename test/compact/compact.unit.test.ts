@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from '../../src/contract/descriptor.js';
 import { compactInputSchema, compactSchemaValue } from '../../src/catalog/compact/compact-input-schema.js';
 import { MAX_COMPACT_SCHEMA_BYTES } from '../../src/catalog/compact/limits.js';
 import { bannedKeywords, foreignKeywords } from './support/walk.js';
+import { compile } from './support/validators.js';
 
 const DRAFT07 = 'http://json-schema.org/draft-07/schema#';
 
@@ -229,6 +230,32 @@ describe('allOf', () => {
 });
 
 describe('anyOf / oneOf', () => {
+  test('an inclusive and an exclusive bound on the same value merge to the inclusive one (the value stays accepted)', () => {
+    // Merging the branches of an anyOf takes the looser bound; on equal values
+    // that is the inclusive one, else 5 (accepted by the first branch) would be refused.
+    const cases: [string, JsonObject, JsonObject, number, number][] = [
+      ['minimum', { minimum: 5 }, { exclusiveMinimum: 5 }, 5, 4],
+      ['maximum', { maximum: 5 }, { exclusiveMaximum: 5 }, 5, 6],
+      ['draft-07 minimum', { minimum: 5 }, { minimum: 5, exclusiveMinimum: true }, 5, 4],
+    ];
+    for (const [name, inclusive, exclusive, edge, outside] of cases) {
+      for (const branches of [[inclusive, exclusive], [exclusive, inclusive]]) {
+        const draft04Style = typeof exclusive.exclusiveMinimum === 'boolean';
+        const s: JsonObject = {
+          ...(draft04Style ? { $schema: 'http://json-schema.org/draft-04/schema#' } : {}),
+          type: 'object',
+          properties: { n: { anyOf: branches.map((b) => ({ type: 'number', ...b })) } },
+          required: ['n'],
+        };
+        const r = compact(structuredClone(s));
+        const n = props(r.schema).n as JsonObject;
+        const check = compile({ ...r.schema, $schema: undefined });
+        assert.ok(check({ n: edge }), `${name} ${JSON.stringify(branches)}: ${edge} refused by ${JSON.stringify(n)}`);
+        assert.ok(!check({ n: outside }), `${name}: ${outside} accepted by ${JSON.stringify(n)}`);
+      }
+    }
+  });
+
   test('nullable pattern: a type array with null, and enum gains null', () => {
     const r = compact({
       type: 'object',

@@ -1,6 +1,8 @@
 // MCP servers as catalog sources, through the whole host (issue 3): real
 // published servers and the project's fixture over stdio and Streamable HTTP,
-// classified by the host only, refreshed live, failures isolated, secrets kept.
+// classified by the host only, refreshed live (content changes too), failures
+// isolated, secrets kept. No timed assertions: waits poll for the outcome under
+// generous deadlines, and failures are read from a counter, not a short window.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -36,6 +38,12 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 let server: TestServer;
 let httpFixture: { child: ChildProcess; url: string };
 const ids = async () => (await request(server.url, '/tools', { token: 'k' })).json().map((d: { toolId: string }) => d.toolId) as string[];
+/** toolhost_source_failures_total for one source, from /metrics. */
+const failures = async (id: string): Promise<number> => {
+  const text = (await request(server.url, '/metrics')).text;
+  const line = text.split('\n').find((l) => l.startsWith(`toolhost_source_failures_total{source="${id}"}`));
+  return line ? Number(line.split(' ').pop()) : 0;
+};
 const health = async (id: string) => (await request(server.url, '/readyz')).json().sources.find((s: { id: string }) => s.id === id);
 
 before(async () => {
@@ -112,52 +120,85 @@ describe('MCP upstreams through the host', () => {
     assert.ok(narrow.every((d: { toolId: string }) => d.toolId.startsWith('mcp:everything.')));
   });
 
-  test('list_changed: an added tool is served within a second, a removed one disappears, the ETag changes', async () => {
+  test('list_changed: an added tool is served, a removed one disappears, the ETag changes', async () => {
     const before = await request(server.url, '/tools', { token: 'k' });
     const fx = server.running.host.mcpSources.get('fx')!;
-    const started = Date.now();
     await fx.callTool('fixture_control', { action: 'add', name: 'brand_new' });
-    await until('brand_new served', async () => ((await ids()).includes('mcp:fx.brand_new') ? true : undefined), 1000);
-    const elapsed = Date.now() - started;
-    assert.ok(elapsed < 1000, `took ${elapsed} ms`);
+    await until('brand_new served', async () => ((await ids()).includes('mcp:fx.brand_new') ? true : undefined), 20_000);
     const afterAdd = await request(server.url, '/tools', { token: 'k' });
     assert.notEqual(afterAdd.headers.get('etag'), before.headers.get('etag'));
     await fx.callTool('fixture_control', { action: 'remove', name: 'brand_new' });
-    await until('brand_new gone', async () => (!(await ids()).includes('mcp:fx.brand_new') ? true : undefined), 1000);
+    await until('brand_new gone', async () => (!(await ids()).includes('mcp:fx.brand_new') ? true : undefined), 20_000);
+  });
+
+  test('a tool whose description and schema change under the same name: the served descriptor follows', async () => {
+    const fx = server.running.host.mcpSources.get('fx')!;
+    const descriptor = async () => {
+      const res = await request(server.url, '/tools/mcp%3Afx.morph', { token: 'k' });
+      return res.status === 200 ? (res.json() as { description?: string; inputSchema: Record<string, unknown> }) : undefined;
+    };
+    const compactEntry = async () => (await request(server.url, '/tools?view=compact', { token: 'k' })).json().tools.find((t: { toolId: string }) => t.toolId === 'mcp:fx.morph');
+    await fx.callTool('fixture_control', { action: 'add', name: 'morph', description: 'Morph, first form.', schema: { type: 'object', properties: { a: { type: 'string' } } } });
+    await until('morph served', async () => ((await descriptor())?.description === 'Morph, first form.' ? true : undefined), 20_000);
+
+    await fx.callTool('fixture_control', { action: 'add', name: 'morph', description: 'Morph, second form.', schema: { type: 'object', properties: { a: { type: 'string' } } } });
+    await until('the new description served', async () => ((await descriptor())?.description === 'Morph, second form.' ? true : undefined), 20_000);
+    assert.match(JSON.stringify(await compactEntry()), /second form/);
+
+    const schema = { type: 'object', properties: { n: { type: 'integer', minimum: 3 } }, required: ['n'] };
+    await fx.callTool('fixture_control', { action: 'add', name: 'morph', description: 'Morph, second form.', schema });
+    const served = await until('the new schema served', async () => {
+      const d = await descriptor();
+      return d && JSON.stringify(d.inputSchema).includes('"minimum":3') ? d : undefined;
+    }, 20_000);
+    assert.deepEqual((served.inputSchema.properties as Record<string, unknown>).n, { type: 'integer', minimum: 3 });
+    assert.deepEqual(served.inputSchema.required, ['n']);
+    assert.match(JSON.stringify(await compactEntry()), /"minimum":3/);
+    await fx.callTool('fixture_control', { action: 'remove', name: 'morph' });
+    await until('morph gone', async () => ((await descriptor()) === undefined ? true : undefined), 20_000);
   });
 
   test('a killed stdio child: last good tools stay, health shows it, tools come back fresh', async () => {
     const fx = server.running.host.mcpSources.get('fx')!;
     const pid = Number(((await fx.callTool('pid', {})).content as { text: string }[])[0].text);
+    const failuresBefore = await failures('mcp:fx');
     process.kill(pid, 'SIGKILL');
-    await until('fx not connected', async () => ((await health('mcp:fx')).state !== 'connected' ? true : undefined));
+    // One /readyz answer while fx is down: its overall status and fx's entry, seen together.
+    const ready = await until('fx not connected', async () => {
+      const r = (await request(server.url, '/readyz')).json();
+      const h = r.sources.find((x: { id: string }) => x.id === 'mcp:fx');
+      return h.state !== 'connected' ? { status: r.status as string, h } : undefined;
+    }, 20_000);
+    assert.equal(ready.h.state, 'stale');
+    assert.ok(ready.h.lastError, 'health says why');
+    assert.equal(ready.status, 'degraded');
+    assert.ok((await failures('mcp:fx')) > failuresBefore, 'the failure is counted');
     assert.ok((await ids()).includes('mcp:fx.echo'), 'last good tools still served');
-    const h = await health('mcp:fx');
-    assert.equal(h.state, 'stale');
-    assert.ok(h.lastError, 'health says why');
-    assert.equal((await request(server.url, '/readyz')).json().status, 'degraded');
-    await until('fx reconnected', async () => ((await health('mcp:fx')).state === 'connected' ? true : undefined), 10_000);
+    await until('fx reconnected', async () => ((await health('mcp:fx')).state === 'connected' ? true : undefined), 20_000);
     assert.ok((await ids()).includes('mcp:fx.echo'));
   });
 
   test('a hung server: the read times out, the catalog keeps answering, then recovers', async () => {
     const fx = server.running.host.mcpSources.get('fx')!;
-    await fx.callTool('fixture_control', { action: 'hang', ms: 2500 });
-    await until('fx stale while hung', async () => ((await health('mcp:fx')).state === 'stale' ? true : undefined), 6000);
+    const failuresBefore = await failures('mcp:fx');
+    // tools/list stops answering (until the child is replaced), and a list_changed asks for it.
+    await fx.callTool('fixture_control', { action: 'hang' });
+    // The failed read is counted, whenever we look: no window to catch.
+    await until('the timed-out read counted', async () => ((await failures('mcp:fx')) > failuresBefore ? true : undefined), 20_000);
     const during = await request(server.url, '/tools', { token: 'k' });
     assert.equal(during.status, 200);
     assert.ok(during.json().some((d: { toolId: string }) => d.toolId === 'mcp:fx.echo'));
-    await until('fx recovered', async () => ((await health('mcp:fx')).state === 'connected' ? true : undefined), 15_000);
+    await until('fx recovered', async () => ((await health('mcp:fx')).state === 'connected' ? true : undefined), 20_000);
   });
 
   test('a stopped HTTP server: last good tools stay; when it is back on its port, fresh again', async () => {
     httpFixture.child.kill('SIGKILL');
-    await until('fxh not connected', async () => ((await health('mcp:fxh')).state !== 'connected' ? true : undefined), 8000);
+    await until('fxh not connected', async () => ((await health('mcp:fxh')).state !== 'connected' ? true : undefined), 20_000);
     assert.ok((await ids()).includes('mcp:fxh.echo'));
     const port = new URL(httpFixture.url).port;
     const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, '--transport', 'http', '--port', port, '--auth-token', HEADER_SECRET], { stdio: ['ignore', 'pipe', 'ignore'] });
     httpFixture = { child, url: httpFixture.url };
-    await until('fxh reconnected', async () => ((await health('mcp:fxh')).state === 'connected' ? true : undefined), 15_000);
+    await until('fxh reconnected', async () => ((await health('mcp:fxh')).state === 'connected' ? true : undefined), 20_000);
     assert.ok((await ids()).includes('mcp:fxh.echo'));
   });
 

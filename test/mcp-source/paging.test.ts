@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createMcpSource } from '../../src/sources/mcp/index.js';
-import { BASE_TOOLS, WARN, makeCtx, messages, stdioConfig, toolNames } from './helpers.js';
+import { BASE_TOOLS, WARN, makeCtx, messages, stdioConfig, toolNames, waitFor } from './helpers.js';
 
 test('2,500 tools in pages of 100: all of them, every page read', async () => {
   const ctx = makeCtx();
@@ -56,6 +56,28 @@ test('maxPages bounds an endless pager', async () => {
     assert.equal(source.tools().length, 10);
     assert.ok(toolNames(source).includes('endless_4_1'));
     assert.ok(messages(ctx.log, WARN).some((m) => /mcp server endless: .*maxPages \(5\)/.test(m)));
+  } finally {
+    await source.stop();
+  }
+});
+
+test('a pager that never ends, with new pages on every read, cannot grow the stdio page cache', async () => {
+  const ctx = makeCtx();
+  const maxPages = 4;
+  const pad = 40_000; // each page well above the cache's 32 KB threshold
+  // Every read stops early at maxPages, and every read's pages differ from the last one's.
+  const source = createMcpSource(stdioConfig('endless_cache', ['--endless', '--endless-pad', String(pad), '--endless-fresh'], { maxPages, refreshIntervalMs: 20 }), ctx);
+  type Refresh = { pages: number; pageCache: { misses: number; entries: number; bytes: number } };
+  const refreshes = () => ctx.log.entries().filter((e) => e.event === 'refresh') as unknown as Refresh[];
+  try {
+    await source.start(() => {});
+    await waitFor(() => refreshes().length >= 6, 60_000, 'six reads');
+    const reads = refreshes();
+    assert.ok(reads[reads.length - 1].pageCache.misses >= 6 * maxPages, 'the pages were cached as they came');
+    for (const r of reads) {
+      assert.ok(r.pageCache.entries <= maxPages, `${r.pageCache.entries} pages cached after a read of ${r.pages}`);
+      assert.ok(r.pageCache.bytes <= maxPages * (2 * pad + 1000), `${r.pageCache.bytes} bytes cached`);
+    }
   } finally {
     await source.stop();
   }

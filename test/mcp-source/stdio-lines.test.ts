@@ -9,6 +9,8 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CACHE_MIN_BYTES, CachingLineReader, splitId } from '../../src/sources/mcp/stdio-lines.js';
 
+const counts = (reader: CachingLineReader) => ({ hits: reader.stats.hits, misses: reader.stats.misses });
+
 type Shape = 'sdk' | 'python' | 'id-first' | 'spaced';
 
 /** A response line as different servers write it: the SDK (id last), Python (jsonrpc, id, result), others. */
@@ -76,7 +78,7 @@ test('a repeated large page is parsed once: later copies come from the cache wit
   const reader = new CachingLineReader();
   const first = feed(reader, Buffer.from(line(result, 7, 'sdk')), []);
   const second = feed(reader, Buffer.from(line(result, 12345, 'sdk')), [100, 5000]);
-  assert.deepEqual(reader.stats, { hits: 1, misses: 1 });
+  assert.deepEqual(counts(reader), { hits: 1, misses: 1 });
   assert.equal((first[0] as { id: number }).id, 7);
   assert.equal((second[0] as { id: number }).id, 12345);
   // The very same parsed page: the MCP source then reuses its tools by identity.
@@ -86,14 +88,14 @@ test('a repeated large page is parsed once: later copies come from the cache wit
   const changed = { ...result, nextCursor: '3' };
   const third = feed(reader, Buffer.from(line(changed, 8, 'sdk')), []);
   assert.equal((third[0] as unknown as { result: { nextCursor: string } }).result.nextCursor, '3');
-  assert.deepEqual(reader.stats, { hits: 1, misses: 2 });
+  assert.deepEqual(counts(reader), { hits: 1, misses: 2 });
 
   // After a complete read that saw only the changed page, the old one is forgotten.
   reader.startRead();
   feed(reader, Buffer.from(line(changed, 9, 'sdk')), []);
   reader.endRead();
   feed(reader, Buffer.from(line(result, 10, 'sdk')), []);
-  assert.deepEqual(reader.stats, { hits: 2, misses: 3 });
+  assert.deepEqual(counts(reader), { hits: 2, misses: 3 });
 });
 
 test('a trailing number that is not the id is never substituted', () => {
@@ -127,4 +129,26 @@ test('splitId finds only a top-level id', () => {
 test('the size limit of the SDK reader holds', () => {
   const reader = new CachingLineReader(1000);
   assert.throws(() => reader.append(Buffer.alloc(1001, 0x20)), /maximum size of 1000 bytes/);
+});
+
+test('the page cache is capped by bytes: oldest pages go first, a page larger than the cap is never kept', () => {
+  const page = (i: number, size = CACHE_MIN_BYTES) => ({ tools: [{ name: `t${i}`, description: 'x'.repeat(size) }], nextCursor: `c${i + 1}` });
+  const lineBytes = Buffer.byteLength(line(page(0), 1, 'sdk')) - 1;
+  const cap = 3 * lineBytes + 10;
+  const reader = new CachingLineReader(64 * 2 ** 20, cap);
+  reader.startRead();
+  for (let i = 0; i < 10; i++) {
+    feed(reader, Buffer.from(line(page(i), i + 1, 'sdk')), []);
+    assert.ok(reader.stats.bytes <= cap, `${reader.stats.bytes} bytes cached after page ${i}, cap ${cap}`);
+  }
+  assert.equal(reader.stats.entries, 3);
+  // The newest three are kept (a hit), the oldest were dropped (parsed again).
+  feed(reader, Buffer.from(line(page(9), 50, 'sdk')), []);
+  assert.equal(reader.stats.hits, 1);
+  feed(reader, Buffer.from(line(page(0), 51, 'sdk')), []);
+  assert.equal(reader.stats.hits, 1);
+
+  const huge = new CachingLineReader(64 * 2 ** 20, cap);
+  feed(huge, Buffer.from(line(page(0, 4 * CACHE_MIN_BYTES), 1, 'sdk')), []);
+  assert.deepEqual({ entries: huge.stats.entries, bytes: huge.stats.bytes }, { entries: 0, bytes: 0 });
 });

@@ -550,13 +550,22 @@ class McpSource implements McpToolSource {
   }
 
   private async readAllPages(conn: Conn): Promise<ReadResult> {
-    const { maxPages, maxTools, pageTimeoutMs } = this.opts;
     const collector = new ToolCollector(this.serverId, this.opts, this.collected);
+    conn.lines?.startRead();
+    try {
+      return await this.readPages(conn, collector);
+    } finally {
+      // Every way out of a read, early returns and errors included, prunes the page cache.
+      conn.lines?.endRead();
+    }
+  }
+
+  private async readPages(conn: Conn, collector: ToolCollector): Promise<ReadResult> {
+    const { maxPages, maxTools, pageTimeoutMs } = this.opts;
     const cursors = new Set<string>();
     let cursor: string | undefined;
     let pages = 0;
     let index = 0;
-    conn.lines?.startRead();
     for (;;) {
       if (pages >= maxPages) return { collector, pages, truncated: `more than maxPages (${maxPages}) pages`, timedOut: false };
       let page: Record<string, unknown>;
@@ -589,7 +598,6 @@ class McpSource implements McpToolSource {
       cursors.add(next);
       cursor = next;
     }
-    conn.lines?.endRead();
     return { collector, pages, timedOut: false };
   }
 

@@ -20,6 +20,13 @@ import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdi
 export const CACHE_MIN_BYTES = 32 * 1024;
 /** Pages kept at most (a cache entry holds the page's parsed object). */
 const MAX_ENTRIES = 1024;
+/**
+ * Page bytes kept at most, per connection (64 MiB; the parsed objects take
+ * a few times that in memory). Past it the oldest pages go first; a page
+ * larger than the whole cap is never kept. A server whose list is larger
+ * still works, it only parses more of it again on a re-read.
+ */
+export const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
@@ -76,20 +83,31 @@ function isToolsPage(message: JSONRPCMessage): boolean {
 export interface LineCacheStats {
   hits: number;
   misses: number;
+  /** Pages held now, and their size in bytes. */
+  entries: number;
+  bytes: number;
+}
+
+interface CachedPage {
+  message: JSONRPCMessage;
+  bytes: number;
 }
 
 /** A drop-in for the SDK's ReadBuffer (append / readMessage / clear). */
 export class CachingLineReader {
-  readonly stats: LineCacheStats = { hits: 0, misses: 0 };
+  readonly stats: LineCacheStats = { hits: 0, misses: 0, entries: 0, bytes: 0 };
   private chunks: Buffer[] = [];
   private buffered = 0;
   /** Bytes of `chunks` already searched for a newline. */
   private scanned = 0;
-  private readonly pages = new Map<string, JSONRPCMessage>();
+  private readonly pages = new Map<string, CachedPage>();
   /** Pages hit or added since `startRead`. */
   private used = new Set<string>();
 
-  constructor(private readonly maxBufferSize = STDIO_DEFAULT_MAX_BUFFER_SIZE) {}
+  constructor(
+    private readonly maxBufferSize = STDIO_DEFAULT_MAX_BUFFER_SIZE,
+    private readonly maxCacheBytes = DEFAULT_CACHE_MAX_BYTES,
+  ) {}
 
   append(chunk: Buffer): void {
     if (this.buffered + chunk.length > this.maxBufferSize) {
@@ -144,17 +162,35 @@ export class CachingLineReader {
       if (known !== undefined) {
         this.stats.hits++;
         this.used.add(split.key);
-        return { ...known, id: split.id } as JSONRPCMessage;
+        return { ...known.message, id: split.id } as JSONRPCMessage;
       }
     }
     const message = JSONRPCMessageSchema.parse(JSON.parse(line.toString('utf8')));
     if (split !== undefined && isToolsPage(message) && (message as { id?: unknown }).id === split.id) {
       this.stats.misses++;
-      this.used.add(split.key);
-      this.pages.set(split.key, message);
-      if (this.pages.size > MAX_ENTRIES) this.pages.delete(this.pages.keys().next().value as string);
+      if (line.length <= this.maxCacheBytes) {
+        this.used.add(split.key);
+        this.add(split.key, { message, bytes: line.length });
+      }
     }
     return message;
+  }
+
+  private add(key: string, page: CachedPage): void {
+    this.pages.set(key, page);
+    this.stats.bytes += page.bytes;
+    // Oldest first: within one read the earliest pages, across reads those of older reads.
+    for (const [oldest, old] of this.pages) {
+      if (this.pages.size <= MAX_ENTRIES && this.stats.bytes <= this.maxCacheBytes) break;
+      this.drop(oldest, old);
+    }
+    this.stats.entries = this.pages.size;
+  }
+
+  private drop(key: string, page: CachedPage): void {
+    this.pages.delete(key);
+    this.stats.bytes -= page.bytes;
+    this.stats.entries = this.pages.size;
   }
 
   /** A read of the whole list begins. */
@@ -162,9 +198,14 @@ export class CachingLineReader {
     this.used = new Set();
   }
 
-  /** A read of the whole list ended complete: pages it did not get (older versions) are dropped. */
+  /**
+   * A read of the list ended, however it ended (complete, stopped early,
+   * failed): pages it did not get are dropped. The cache never holds more
+   * than one read's pages, so a server that changes its pages on every read
+   * cannot make it grow.
+   */
   endRead(): void {
-    for (const key of this.pages.keys()) if (!this.used.has(key)) this.pages.delete(key);
+    for (const [key, page] of this.pages) if (!this.used.has(key)) this.drop(key, page);
   }
 }
 
