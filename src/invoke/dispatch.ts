@@ -48,7 +48,7 @@ export async function dispatchCall(deps: InvokeDeps, entry: ToolEntry, args: Rec
       const op = source?.operation(d.toolId);
       if (!source || !op) return { status: 'error', result: errorResult('the connector operation is not available') };
       // The call, its response cap and the scrubbing of the credential from what comes back: sources/connector/call.ts.
-      return withDeadline(deps.callTimeoutMs, signal, (s) => callConnectorOperation(source.config, op, args, { env: deps.env, configDir: deps.configDir, signal: s, logger: deps.logger }));
+      return withDeadline(deps.callTimeoutMs, signal, (s) => callConnectorOperation(source.config, op, args, { env: deps.env, configDir: deps.configDir, signal: s, logger: deps.logger, injectTrace: deps.tracing?.enabled ? (h) => deps.tracing!.injectHeaders(h) : undefined }));
     }
     default:
       return { status: 'error', result: errorResult('this tool cannot be called directly') };

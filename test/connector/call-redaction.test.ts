@@ -5,6 +5,7 @@
 // "not configured" to the caller (the variable's name only in the log), and a
 // response past the byte cap is cut off while it streams.
 import assert from 'node:assert/strict';
+import { readableMcpName } from '../../src/catalog/mcp-names.js';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -178,7 +179,7 @@ after(async () => {
   api?.server.close();
 });
 
-const nameOf = (toolId: string) => host.running.host.store.current().mcpNames.byToolId.get(toolId)!;
+const nameOf = (toolId: string) => readableMcpName(toolId);
 const textOf = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as { type: string; text: string }[])[0].text;
 
 describe('a connector call never returns its credential', () => {

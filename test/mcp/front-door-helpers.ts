@@ -40,10 +40,10 @@ tools:
 `;
 
 /** A tiny local API for the connector: GET /items/{id} echoes, POST /items creates. */
-export async function startApi(): Promise<{ server: HttpServer; url: string; seen: { auth?: string }[] }> {
-  const seen: { auth?: string }[] = [];
+export async function startApi(): Promise<{ server: HttpServer; url: string; seen: { auth?: string; traceparent?: string }[] }> {
+  const seen: { auth?: string; traceparent?: string }[] = [];
   const server = createServer((req, res) => {
-    seen.push({ auth: req.headers.authorization });
+    seen.push({ auth: req.headers.authorization, traceparent: req.headers.traceparent as string | undefined });
     const m = /^\/items\/([^/?]+)/.exec(req.url ?? '');
     res.setHeader('content-type', 'application/json');
     if (req.method === 'GET' && m) res.end(JSON.stringify({ id: decodeURIComponent(m[1]), name: 'widget' }));

@@ -100,6 +100,20 @@ describe('metrics and traces of a running host', () => {
     assertClean(spans, [CANARY_ARG, CANARY_RESULT, 'ka', API_SECRET]);
   });
 
+  test('a connector call carries the traceparent of its upstream span', async () => {
+    exporter.reset();
+    const client = await connect(server.url, 'ka');
+    try {
+      await client.callTool({ name: readableMcpName('connector:items.getItem'), arguments: { id: 'w2' } });
+    } finally {
+      await client.close();
+    }
+    const hop = exporter.getFinishedSpans().find((s) => s.name === 'upstream connector');
+    assert.ok(hop);
+    const sent = api.seen.at(-1)?.traceparent;
+    assert.equal(sent, `00-${hop.spanContext().traceId}-${hop.spanContext().spanId}-01`);
+  });
+
   test("a request's traceparent is continued", async () => {
     exporter.reset();
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';

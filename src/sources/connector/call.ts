@@ -29,6 +29,8 @@ export interface ConnectorCallOptions {
   signal: AbortSignal;
   logger: Logger;
   maxResponseBytes?: number;
+  /** Adds the active span's `traceparent` to the request's headers (tracing on). */
+  injectTrace?: (headers: Record<string, string>) => void;
 }
 
 export interface ConnectorCallOutcome {
@@ -84,7 +86,9 @@ export async function callConnectorOperation(config: ConnectorSourceConfig, op: 
       }
     }
     const own = new AbortController();
-    const res = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: AbortSignal.any([signal, own.signal]), redirect: 'manual' });
+    const headers: Record<string, string> = { ...request.headers };
+    options.injectTrace?.(headers);
+    const res = await fetch(request.url, { method: request.method, headers, body: request.body, signal: AbortSignal.any([signal, own.signal]), redirect: 'manual' });
     const raw = (await readCapped(res, cap, () => own.abort())).toString('utf8');
     let body: unknown;
     if ((res.headers.get('content-type') ?? '').includes('json')) {

@@ -14,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
@@ -319,8 +320,20 @@ class McpSource implements McpToolSource {
     }
     for (const [name, v] of url.searchParams) this.redactor.add([v], SECRET_NAME.test(name) ? 'secret' : 'sensitive');
 
+    // Each request to the upstream carries the active span's traceparent (tracing on).
+    const tracing = this.ctx.tracing;
+    const traced: FetchLike | undefined = tracing?.enabled
+      ? (input, init) => {
+          const extra: Record<string, string> = {};
+          tracing.injectHeaders(extra);
+          const merged = new Headers(init?.headers);
+          for (const [k, v] of Object.entries(extra)) merged.set(k, v);
+          return fetch(input, { ...init, headers: merged });
+        }
+      : undefined;
     const streamable = new StreamableHTTPClientTransport(url, {
       requestInit: { headers },
+      ...(traced ? { fetch: traced } : {}),
       reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
     });
     const first = this.newConn(seq, 'streamable-http', streamable);
@@ -331,7 +344,7 @@ class McpSource implements McpToolSource {
       if (!wantsSseFallback(err)) throw err;
       this.log.info({ event: 'fallback', target: this.target, status: (err as StreamableHTTPError).code }, 'mcp server does not speak Streamable HTTP, trying HTTP+SSE');
     }
-    const sse = new SSEClientTransport(url, { requestInit: { headers } });
+    const sse = new SSEClientTransport(url, { requestInit: { headers }, ...(traced ? { fetch: traced } : {}) });
     const second = this.newConn(seq, 'sse', sse);
     await this.handshake(second, deadline);
     return second;
