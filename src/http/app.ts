@@ -14,6 +14,7 @@ import type { SourceHealth } from '../sources/raw-tool.js';
 import type { EventLog } from '../events/log.js';
 import { refuseAnonymous, registerAuthHooks } from './auth-hook.js';
 import { countRequest, registerRequestObservers } from './request-observers.js';
+import { prependHook } from './route-hooks.js';
 import { DISABLED_TRACING, type Tracing } from '../observability/tracing.js';
 import { answerClientError } from './client-error.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
@@ -68,15 +69,15 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
 
   // The protocol gate runs first on every route (a route-level hook added as
   // routes are registered); the catalog's GET routes run it inline instead,
-  // which keeps fastify's hook runner off their path (issue 8). The
-  // not-found handler and fastify's own errors stamp the header themselves.
+  // which keeps fastify's onRequest hook runner off their path (the request
+  // count's onResponse hook does run there). The not-found handler and
+  // fastify's own errors stamp the header themselves.
   const gateHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     if (protocolGate(request, reply)) done();
   };
   app.addHook('onRoute', (route) => {
     if ((route.config as { protocolGateInline?: boolean } | undefined)?.protocolGateInline === true) return;
-    const existing = route.onRequest;
-    route.onRequest = (existing === undefined ? [gateHook] : [gateHook, ...(Array.isArray(existing) ? existing : [existing])]) as never;
+    route.onRequest = prependHook(route.onRequest, gateHook as never);
   });
 
   // Audit line per route, global bound on health and discovery (docs/auth.md); before any route.

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { bearerToken, type AuthOutcome, type Authenticator, type Principal } from '../auth/principal.js';
 import { ContractError } from '../contract/errors.js';
 import { sendError } from './respond.js';
+import { appendHook } from './route-hooks.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -93,9 +94,6 @@ const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 type Hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
-function withHook<T>(existing: T | T[] | undefined, hook: T): T[] {
-  return existing === undefined ? [hook] : Array.isArray(existing) ? [...existing, hook] : [existing, hook];
-}
 
 /**
  * The audit trail: one structured line per request that reached
@@ -139,7 +137,7 @@ export function registerAuthHooks(app: FastifyInstance, authenticator: Authentic
     if (!refuseAnonymous(reply, authenticator)) done();
   };
   app.addHook('onRoute', (route) => {
-    if (audit) route.onResponse = withHook(route.onResponse, auditHook(auditLogger, route.url) as never);
-    if (ANONYMOUS_ROUTES.has(route.url) && authenticator.admitAnonymous !== undefined) route.onRequest = withHook(route.onRequest, anonymous as never);
+    if (audit) route.onResponse = appendHook(route.onResponse, auditHook(auditLogger, route.url) as never);
+    if (ANONYMOUS_ROUTES.has(route.url) && authenticator.admitAnonymous !== undefined) route.onRequest = appendHook(route.onRequest, anonymous as never);
   });
 }

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { HostMetrics } from '../observability/metrics.js';
 import type { Span, Tracing } from '../observability/tracing.js';
+import { appendHook, prependHook } from './route-hooks.js';
 
 type Hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
@@ -16,9 +17,6 @@ export function requestSpan(request: FastifyRequest): Span | undefined {
   return spans.get(request);
 }
 
-function withHook<T>(existing: T | T[] | undefined, hook: T): T[] {
-  return existing === undefined ? [hook] : Array.isArray(existing) ? [...existing, hook] : [existing, hook];
-}
 
 /** Which bucket a 429 on this route came from. */
 function bucketOf(route: string, request: FastifyRequest): string {
@@ -42,7 +40,7 @@ export function registerRequestObservers(app: FastifyInstance, metrics: HostMetr
       countRequest(metrics, pattern, request, reply.statusCode);
       done();
     };
-    route.onResponse = withHook(route.onResponse, count as never);
+    route.onResponse = appendHook(route.onResponse, count as never);
     if (!tracing.enabled) return;
     const trace: Hook = (request, reply, done) => {
       const span = tracing.startServerSpan(`${request.method} ${pattern}`, request.headers);
@@ -57,7 +55,6 @@ export function registerRequestObservers(app: FastifyInstance, metrics: HostMetr
       }
       done();
     };
-    const existing = route.onRequest;
-    route.onRequest = (existing === undefined ? [trace] : [trace, ...(Array.isArray(existing) ? existing : [existing])]) as never;
+    route.onRequest = prependHook(route.onRequest, trace as never);
   });
 }
