@@ -95,9 +95,9 @@ export interface ToolSource {
    */
   owns(toolId: string): boolean;
   /**
-   * Calls one of its tools. Environment, config directory, logger and tracing
-   * came with the source's SourceContext; what varies per call comes in
-   * `context`. A tool-level failure is an outcome with status `error`; a
+   * Calls one of its tools. What is the same for every call (environment,
+   * config directory, logger, tracing) the source was given when it was made
+   * (SourceContext); `context` holds what belongs to this call. A tool-level failure is an outcome with status `error`; a
    * deadline or cancellation throws CallAbort. `args` have been validated
    * against the tool's input schema.
    */
