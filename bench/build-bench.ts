@@ -68,6 +68,9 @@ const source: ToolSource = {
   tools: () => list,
   health: () => ({ id: `mcp:${SERVER_ID}`, kind: 'mcp', state: 'connected', toolCount: list.length }),
   stop: async () => {},
+  // Only listed: the build benchmark calls no tool.
+  owns: () => false,
+  invoke: () => Promise.reject(new Error('the build benchmark calls no tool')),
 };
 const globs = tenantGlobs(SERVER_ID);
 const tenants = new Map(TENANTS.map((t) => [t as string, compileTenant(t, globs[t])]));

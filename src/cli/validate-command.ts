@@ -10,7 +10,7 @@ import { hashApiKey } from '../auth/api-keys.js';
 import type { Principal } from '../auth/principal.js';
 import { compileGlobs } from '../contract/glob.js';
 import { startHost, type Host } from '../host/host.js';
-import { resolveConnectorSecret } from '../sources/connector/index.js';
+import { resolveConnectorSecret, type ConnectorSourceConfig } from '../sources/connector/index.js';
 import { placeOf } from '../util/validated-yaml.js';
 import type { FindingKind } from './choices.js';
 
@@ -75,11 +75,10 @@ async function findingsOf(host: Host, stderrTail: (sourceId: string) => string[]
     const stderr = tail.length > 0 ? `\n      its stderr ended with:\n${tail.map((l) => `        ${l}`).join('\n')}` : '';
     findings.push({ kind: 'source-failed', text: `source ${h.id} is ${h.state}${h.lastError ? `: ${h.lastError}` : ''}${stderr}` });
   }
-  for (const [i, c] of (config.sources?.connectors ?? []).entries()) {
-    const connector = host.connectors.get(String(c.id));
-    if (!connector?.config.auth) continue;
+  for (const [i, connector] of ((config.sources?.connectors ?? []) as unknown as ConnectorSourceConfig[]).entries()) {
+    if (!connector.auth) continue;
     try {
-      await resolveConnectorSecret(connector.config, { env, configDir: dir });
+      await resolveConnectorSecret(connector, { env, configDir: dir });
     } catch (err) {
       findings.push({ kind: 'secret-unset', text: `${placeOf(doc, `/sources/connectors/${i}/auth/secret`)}: ${(err as Error).message}; its tools will answer "not configured"` });
     }
@@ -131,7 +130,7 @@ export async function runValidate(configFile: string, options: ValidateOptions =
   const host = await startHost(configFile, { logger: collector.logger, env, startDeadlineMs: 5_000 });
   try {
     const snapshot = host.store.current();
-    const lines = [`${host.loaded.file}: ${snapshot.entries.length} tools from ${host.sources.length} sources`];
+    const lines = [`${host.loaded.file}: ${snapshot.entries.length} tools from ${host.sources.list.length} sources`];
     for (const tenant of Object.keys(host.loaded.config.tenants).sort()) {
       const view = snapshot.viewFor({ tenant, scopes: new Set(snapshot.entries.flatMap((e) => e.tool.descriptor.auth?.scopes ?? [])) });
       const bySource = new Map<string, number>();

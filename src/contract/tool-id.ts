@@ -3,7 +3,6 @@
 // `connector:<connectorId>.<action>`, `workflow:<id>`, `x-host-<vendor>-<name>`.
 // Server, connector and vendor ids hold no separator of their own, so every id
 // parses back into exactly the parts it was made from.
-import type { Source } from './descriptor.js';
 
 export type ToolIdParts =
   | { source: 'node-pack'; typeId: string }
@@ -87,8 +86,4 @@ export function parseToolId(id: string): ToolIdParts | null {
     if (dash > 0) parts = { source: 'host-extension', vendor: rest.slice(0, dash), name: rest.slice(dash + 1) };
   }
   return parts && ok(parts) ? parts : null;
-}
-
-export function sourceOfToolId(id: string): Source | null {
-  return parseToolId(id)?.source ?? null;
 }

@@ -16,7 +16,6 @@ import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
 import { compileTenant, type TenantPolicy } from '../catalog/visibility.js';
 import { Policy } from '../classify/policy.js';
 import { loadConfigFile, type LoadedConfig } from '../config/load.js';
-import { formatToolId, parseToolId } from '../contract/tool-id.js';
 import { resolve } from 'node:path';
 import { EventLog } from '../events/log.js';
 import type { InvokeDeps } from '../invoke/types.js';
@@ -25,16 +24,12 @@ import { createTracing, type Tracing } from '../observability/tracing.js';
 import type { Source } from '../contract/descriptor.js';
 import { createMetrics, type HostMetrics } from '../observability/metrics.js';
 import { createEventLogMonitor } from './event-log-monitor.js';
-import { loadHostExtensions } from '../sources/host-extension/index.js';
-import { loadNodePack, type ToolHandler } from '../sources/node-pack/index.js';
-import type { SourceHealth, ToolSource } from '../sources/raw-tool.js';
+import type { SourceHealth } from '../sources/raw-tool.js';
+import { SourceRegistry } from '../sources/registry.js';
 import type { SourceContext } from '../sources/source-context.js';
-import { loadWorkflows, type WorkflowDefinition } from '../sources/workflow/index.js';
-import { ConfigError, placeOf } from '../util/validated-yaml.js';
+import { ConfigError } from '../util/validated-yaml.js';
 import { buildDiscovery, type Discovery } from './discovery.js';
-import { createDynamicSources } from './dynamic-sources.js';
-import type { McpToolSource } from '../sources/mcp/index.js';
-import type { ConnectorToolSource } from '../sources/connector/index.js';
+import { loadSources } from './load-sources.js';
 
 export interface HostOptions {
   logger?: Logger;
@@ -58,11 +53,8 @@ export interface Host {
   apiKeys: ApiKeyStore;
   /** The whole auth layer: JWT verifier, keys-file reloader, rate limiter, audit switch. */
   auth: AuthRuntime;
-  sources: readonly ToolSource[];
-  mcpSources: ReadonlyMap<string, McpToolSource>;
-  connectors: ReadonlyMap<string, ConnectorToolSource>;
-  handlers: ReadonlyMap<string, ToolHandler>;
-  workflows: ReadonlyMap<string, WorkflowDefinition>;
+  /** Every source, in config order; each lists, watches, reports on and calls its own tools. */
+  sources: SourceRegistry;
   discovery: Discovery;
   /** The tool-session log, when `events` is configured. */
   events?: EventLog;
@@ -106,7 +98,7 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
 
 async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Logger, parts: StartedParts): Promise<Host> {
   const env = options.env ?? process.env;
-  const { config, dir, doc } = loaded;
+  const { config, dir } = loaded;
   const metrics = createMetrics(options.processMetrics ?? options.logger === undefined, { eventLog: config.events !== undefined, toolLabels: config.metrics?.toolLabels });
   const tracing = await createTracing(env, options.spanExporter);
   parts.add(() => tracing.shutdown());
@@ -129,32 +121,8 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     logger.info({ eventLog: file, logId: events.logId }, 'event log open');
   }
 
-  const sources: ToolSource[] = [];
-  const handlers = new Map<string, ToolHandler>();
-  const problems: string[] = [];
-  const packs = config.sources?.nodePacks ?? [];
-  for (let i = 0; i < packs.length; i++) {
-    try {
-      const pack = await loadNodePack(packs[i], dir, placeOf(doc, `/sources/nodePacks/${i}/path`));
-      sources.push(pack.source);
-      for (const [id, h] of pack.handlers) handlers.set(id, h);
-    } catch (err) {
-      if (err instanceof ConfigError) problems.push(...err.problems);
-      else throw err;
-    }
-  }
-  let workflows = new Map<string, WorkflowDefinition>();
-  try {
-    const wf = loadWorkflows(config.sources?.workflows ?? [], dir);
-    if (wf.definitions.size > 0) sources.push(wf.source);
-    workflows = wf.definitions;
-  } catch (err) {
-    if (err instanceof ConfigError) problems.push(...err.problems);
-    else throw err;
-  }
-  const extensions = config.sources?.hostExtensions ?? [];
-  if (extensions.length > 0) sources.push(loadHostExtensions(extensions, (i) => placeOf(doc, `/sources/hostExtensions/${i}`)));
-  if (problems.length > 0) throw new ConfigError(problems);
+  // Upstream sources are created here but connect only when started, below.
+  const sources = new SourceRegistry(await loadSources(loaded, ctx));
 
   const auth = setUpAuth({
     auth: config.auth,
@@ -165,36 +133,28 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
   });
   parts.add(() => auth.stop());
 
-  const dynamic = createDynamicSources(loaded, ctx);
-  sources.push(...dynamic.mcp, ...dynamic.connectors);
-
   const tenants = new Map<string, TenantPolicy>(Object.entries(config.tenants).map(([id, t]) => [id, compileTenant(id, t.tools)]));
   const policy = new Policy(config.policy);
-  const dynamicIds = new Set([...dynamic.mcp, ...dynamic.connectors].map((s) => s.id));
   const store = new CatalogStore({
-    sources,
+    sources: sources.list,
     policy,
     tenants,
     logger,
     metrics,
     build: {
-      // A step on an MCP server or connector that is configured may be missing
-      // only because the upstream is down; anything else is a config error.
-      isMissingStepFatal: (toolId) => {
-        const parts = parseToolId(toolId);
-        if (parts?.source === 'mcp') return !dynamicIds.has(`mcp:${parts.serverId}`);
-        if (parts?.source === 'connector') return !dynamicIds.has(`connector:${parts.connectorId}`);
-        return true;
-      },
+      // A step no source owns can never exist: a config error. A step an
+      // upstream source (MCP server, connector) owns may be missing only
+      // because the upstream is down or has not listed it yet.
+      isMissingStepFatal: (toolId) => sources.sourceFor(toolId) === undefined,
     },
   });
 
   const deadline = options.startDeadlineMs ?? 10_000;
   // Registered before starting: a source half-way through its start (a child spawned, no answer yet) is stopped too.
-  parts.add(() => Promise.all(sources.map((s) => s.stop())));
+  parts.add(() => Promise.all(sources.list.map((s) => s.stop())));
   let deadlineTimer: NodeJS.Timeout | undefined;
   await Promise.race([
-    Promise.all(sources.map((s) => s.start(store.scheduleRebuild))),
+    Promise.all(sources.list.map((s) => s.start(store.scheduleRebuild))),
     new Promise((r) => (deadlineTimer = setTimeout(r, deadline))),
   ]).finally(() => clearTimeout(deadlineTimer));
   try {
@@ -204,22 +164,13 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     throw err;
   }
 
-  const projected = new Set<Source>(sources.map((s) => s.kind));
+  const projected = new Set<Source>(sources.list.map((s) => s.kind));
   const frontDoor = config.mcp?.enabled ?? true;
   const discovery = buildDiscovery([...projected], { sessionLifecycle: frontDoor && events !== undefined });
-  const mcpSources = new Map(dynamic.mcp.map((s) => [s.serverId, s]));
-  const connectors = new Map(dynamic.connectors.map((s) => [s.id.slice('connector:'.length), s]));
-  const hostExtensions = new Map(extensions.map((e) => [formatToolId({ source: 'host-extension', vendor: e.vendor, name: e.name }) as string, e]));
   const invoke: InvokeDeps = {
     store,
-    handlers,
-    workflows,
-    hostExtensions,
-    mcpSources,
-    connectors,
+    sources,
     events,
-    env,
-    configDir: dir,
     logger,
     callTimeoutMs: config.mcp?.callTimeoutMs ?? 60_000,
     toolCalls: metrics.toolCalls,
@@ -236,14 +187,10 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     apiKeys: auth.apiKeys,
     auth,
     sources,
-    mcpSources,
-    connectors,
-    handlers,
-    workflows,
     discovery,
     events,
     invoke,
-    sourceHealth: () => sources.map((s) => s.health()),
+    sourceHealth: () => sources.list.map((s) => s.health()),
     stop: () => parts.stopAll(logger),
   };
 }

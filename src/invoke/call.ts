@@ -9,11 +9,10 @@ import type { ToolDescriptor } from '../contract/descriptor.js';
 import { ToolSession } from '../events/session.js';
 import { SpanKind, type Span } from '../observability/tracing.js';
 import type { SessionOutcome } from '../events/log.js';
+import { CallAbort, errorResult, type CallStatus, type DispatchOutcome } from '../sources/call-result.js';
 import { argumentProblem } from './arguments.js';
-import { dispatchCall } from './dispatch.js';
-import { errorResult } from './results.js';
-import { CallAbort, type ApprovalAnswer, type ApprovalPrompt, type CallStatus, type DispatchOutcome, type InvokeDeps } from './types.js';
-import { runWorkflow } from './workflow-runner.js';
+import type { ApprovalAnswer, ApprovalPrompt, InvokeDeps } from './types.js';
+import { invokeInScope, type CallScope } from './workflow-runner.js';
 
 /** A call refused before it ran; the MCP layer turns it into a protocol error. */
 export class CallRefused extends Error {
@@ -124,15 +123,17 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
   }
 
   const args = req.args as Record<string, unknown>;
+  const scope: CallScope = { deps, snapshot, caller: req.principal, session, signal: req.signal, depth: 0 };
   let outcome: DispatchOutcome;
   try {
-    if (descriptor.source === 'workflow') {
-      outcome = await runWorkflow(deps, snapshot, req.principal, entry, args, session, req.signal);
+    if (entry.tool.raw.steps !== undefined) {
+      // A tool made of steps (a workflow): the session records each step, not the tool itself.
+      outcome = await invokeInScope(scope, entry, args);
     } else {
       const callId = session?.called(toolId) ?? '';
       const callStarted = performance.now();
       try {
-        const hop = () => dispatchCall(deps, entry, args, req.signal);
+        const hop = () => invokeInScope(scope, entry, args);
         outcome = deps.tracing ? await deps.tracing.inSpan(`upstream ${descriptor.source}`, SpanKind.CLIENT, { 'toolhost.tool_id': toolId, 'toolhost.source': descriptor.source }, hop) : await hop();
       } catch (err) {
         if (err instanceof CallAbort) session?.returned(callId, toolId, err.status, Math.round(performance.now() - callStarted));

@@ -1,28 +1,19 @@
-// What the invocation layer needs from the host, and what one call returns.
-// The catalog describes; this layer calls (docs/mcp.md "tools/call"), always
+// What the invocation layer needs from the host, and how asking for approval
+// ends (what one call returns: sources/call-result.ts). The catalog
+// describes; this layer calls (docs/mcp.md "tools/call"), always
 // through the same snapshot lookup and visibility rule as GET /tools.
 import type { Logger } from 'pino';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogStore } from '../catalog/store.js';
 import type { EventLog } from '../events/log.js';
 import type { ToolCallMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
-import type { ConnectorToolSource } from '../sources/connector/index.js';
-import type { HostExtensionConfig } from '../sources/host-extension/index.js';
-import type { McpToolSource } from '../sources/mcp/index.js';
-import type { ToolHandler } from '../sources/node-pack/index.js';
-import type { WorkflowDefinition } from '../sources/workflow/index.js';
+import type { SourceRegistry } from '../sources/registry.js';
 
 export interface InvokeDeps {
   store: CatalogStore;
-  handlers: ReadonlyMap<string, ToolHandler>;
-  workflows: ReadonlyMap<string, WorkflowDefinition>;
-  hostExtensions: ReadonlyMap<string, HostExtensionConfig>;
-  mcpSources: ReadonlyMap<string, McpToolSource>;
-  connectors: ReadonlyMap<string, ConnectorToolSource>;
+  /** Every source; a call goes to the one that owns its toolId. */
+  sources: SourceRegistry;
   events?: EventLog;
-  env: NodeJS.ProcessEnv;
-  configDir: string;
   logger: Logger;
   /** Default per-call timeout for sources without their own (node-pack handlers, connectors). */
   callTimeoutMs: number;
@@ -30,14 +21,6 @@ export interface InvokeDeps {
   toolCalls?: ToolCallMetrics;
   /** A span per call, the upstream hop as its child. */
   tracing?: Tracing;
-}
-
-/** How one dispatched call ended, for the event log. */
-export type CallStatus = 'ok' | 'error' | 'invalid' | 'refused' | 'timeout' | 'cancelled';
-
-export interface DispatchOutcome {
-  result: CallToolResult;
-  status: CallStatus;
 }
 
 /**
@@ -51,9 +34,3 @@ export type ApprovalAnswer = 'accept' | 'decline' | 'cancel' | 'unsupported' | '
 
 /** Asks the caller to approve a call (MCP elicitation). Should not throw; a throw counts as `error`. */
 export type ApprovalPrompt = (message: string) => Promise<ApprovalAnswer>;
-
-export class CallAbort extends Error {
-  constructor(readonly status: 'timeout' | 'cancelled', message: string) {
-    super(message);
-  }
-}

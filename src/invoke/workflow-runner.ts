@@ -1,15 +1,31 @@
-// Runs a workflow's steps in order, each a tool call under the same rules as
+// Calls a catalog entry within its call's scope, and runs a workflow's steps
+// (docs/mcp.md "tools/call"): each step is a tool call under the same rules as
 // a direct call (visibility, argument validation, dispatch), all inside the
-// one tool session of the workflow call (issue 7).
+// one tool session of the workflow call. The workflow source owns its
+// definitions and asks for its steps to be run through the context it is
+// called with; the running, which needs the snapshot, the caller and the
+// session, stays here.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogSnapshot, ToolEntry } from '../catalog/snapshot.js';
 import type { Caller } from '../catalog/visibility.js';
 import type { JsonValue } from '../contract/descriptor.js';
 import type { ToolSession } from '../events/session.js';
+import { CallAbort, errorResult, resultOf, type DispatchOutcome } from '../sources/call-result.js';
+import type { ComposedStep, InvokeContext } from '../sources/raw-tool.js';
 import { argumentProblem } from './arguments.js';
 import { dispatchCall } from './dispatch.js';
-import { errorResult, resultOf } from './results.js';
-import { CallAbort, type DispatchOutcome, type InvokeDeps } from './types.js';
+import type { InvokeDeps } from './types.js';
+
+/** One catalog call and everything its steps share. */
+export interface CallScope {
+  deps: InvokeDeps;
+  snapshot: CatalogSnapshot;
+  caller: Caller;
+  session: ToolSession | undefined;
+  signal: AbortSignal | undefined;
+  /** How many workflows deep this call is. */
+  depth: number;
+}
 
 const MAX_NESTING = 8;
 
@@ -43,20 +59,22 @@ function structuredOf(result: CallToolResult): unknown {
   }
 }
 
-export async function runWorkflow(
-  deps: InvokeDeps,
-  snapshot: CatalogSnapshot,
-  caller: Caller,
-  entry: ToolEntry,
-  args: Record<string, unknown>,
-  session: ToolSession | undefined,
-  signal: AbortSignal | undefined,
-  depth = 0,
-): Promise<DispatchOutcome> {
-  const definition = deps.workflows.get(entry.tool.descriptor.toolId);
-  if (!definition || depth > MAX_NESTING) return { status: 'error', result: errorResult('the workflow cannot be run') };
+/** Calls the entry's tool through its source, with a context whose step runner stays in this scope. */
+export function invokeInScope(scope: CallScope, entry: ToolEntry, args: Record<string, unknown>): Promise<DispatchOutcome> {
+  const context: InvokeContext = {
+    signal: scope.signal,
+    defaultTimeoutMs: scope.deps.callTimeoutMs,
+    runSteps: (steps, input) => runSteps(scope, steps, input),
+  };
+  return dispatchCall(scope.deps.sources, entry.tool.descriptor.toolId, args, context);
+}
+
+async function runSteps(scope: CallScope, steps: readonly ComposedStep[], args: Record<string, unknown>): Promise<DispatchOutcome> {
+  if (scope.depth > MAX_NESTING) return { status: 'error', result: errorResult('the workflow cannot be run') };
+  const { snapshot, caller, session } = scope;
+  const inner: CallScope = { ...scope, depth: scope.depth + 1 };
   const results: unknown[] = [];
-  for (const [i, step] of definition.steps.entries()) {
+  for (const [i, step] of steps.entries()) {
     const stepEntry = snapshot.lookup(caller, step.tool);
     const callId = session?.called(step.tool) ?? '';
     const started = performance.now();
@@ -73,9 +91,7 @@ export async function runWorkflow(
     }
     let outcome: DispatchOutcome;
     try {
-      outcome = stepEntry.tool.descriptor.source === 'workflow'
-        ? await runWorkflow(deps, snapshot, caller, stepEntry, stepArgs as Record<string, unknown>, session, signal, depth + 1)
-        : await dispatchCall(deps, stepEntry, stepArgs as Record<string, unknown>, signal);
+      outcome = await invokeInScope(inner, stepEntry, stepArgs as Record<string, unknown>);
     } catch (err) {
       if (err instanceof CallAbort) done(err.status);
       throw err;

@@ -1,8 +1,12 @@
 // The one shape every source adapter produces (node-pack, workflow, mcp,
-// connector, host-extension). The catalog layer turns RawTools into
-// ToolDescriptors; adapters never classify beyond what the host itself
-// derives (e.g. HTTP method semantics), and never from upstream claims.
+// connector, host-extension), and the contract of a source: it lists, watches,
+// reports health and calls its own tools. The catalog layer turns RawTools
+// into ToolDescriptors; adapters never classify beyond what the host itself
+// derives (e.g. HTTP method semantics), and never from upstream claims. The
+// invocation layer finds the source that owns a toolId and asks it to call
+// the tool, so a new kind of source needs no change there.
 import type { Classification, JsonObject, Source } from '../contract/descriptor.js';
+import type { DispatchOutcome } from './call-result.js';
 
 export interface RawTool {
   source: Source;
@@ -42,6 +46,33 @@ export interface SourceHealth {
   lastError?: string;
 }
 
+/** One step of a composed tool: the toolId it calls and its argument template. */
+export interface ComposedStep {
+  tool: string;
+  with?: JsonObject;
+}
+
+/** What the host hands a source for one call. */
+export interface InvokeContext {
+  /** The caller's cancellation (client gone, `notifications/cancelled`). */
+  signal?: AbortSignal;
+  /**
+   * The deadline for a source without a timeout of its own (node-pack
+   * handlers, connectors): the host's `mcp.callTimeoutMs`. Sources with
+   * their own setting (an MCP server's `callTimeoutMs`, a host extension's
+   * `timeoutMs`) use that instead.
+   */
+  defaultTimeoutMs: number;
+  /**
+   * Runs other catalog tools as the steps of this call, for the same caller,
+   * with the same visibility, argument validation and tool session as a
+   * direct call. Only the invocation layer holds the snapshot and the session,
+   * so a source whose tools are made of other tools (workflows) hands its
+   * steps over here instead of calling other sources itself.
+   */
+  runSteps(steps: readonly ComposedStep[], input: Record<string, unknown>): Promise<DispatchOutcome>;
+}
+
 /**
  * A live source of tools. Static sources (packs, workflows, host extensions)
  * load once; dynamic ones (MCP servers, connectors) refresh and call
@@ -56,4 +87,19 @@ export interface ToolSource {
   tools(): readonly RawTool[];
   health(): SourceHealth;
   stop(): Promise<void>;
+  /**
+   * Whether calls to `toolId` are this source's: one of its tools, or, for a
+   * source whose list follows an upstream (MCP server, connector), any id in
+   * its namespace, since the tool may appear after a refresh. Calls are routed
+   * by it, and a workflow step that no source owns is a config error.
+   */
+  owns(toolId: string): boolean;
+  /**
+   * Calls one of its tools. What is the same for every call (environment,
+   * config directory, logger, tracing) the source was given when it was made
+   * (SourceContext); `context` holds what belongs to this call. A tool-level failure is an outcome with status `error`; a
+   * deadline or cancellation throws CallAbort. `args` have been validated
+   * against the tool's input schema.
+   */
+  invoke(toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome>;
 }

@@ -17,6 +17,9 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import type { RawTool, ToolSource } from '../../src/sources/raw-tool.js';
 import { makeTool } from '../../bench/tools.js';
 
+/** These sources only list tools: the catalog never calls one. */
+const LIST_ONLY = { owns: () => false, invoke: () => Promise.reject(new Error('a catalog test calls no tool')) };
+
 const SECRETISH = [
   'Bearer abcdefgh12345678',
   'see Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==',
@@ -78,7 +81,7 @@ test('a rebuild reuses unchanged tools and rebuilds changed ones', async () => {
     return JSON.parse(JSON.stringify({ source: 'mcp', toolId: `mcp:s.${t.name}`, origin: 'test', description: t.description, inputSchema: t.inputSchema })) as RawTool;
   });
   let list = make(0);
-  const source: ToolSource = { id: 'mcp:s', kind: 'mcp', start: async () => {}, tools: () => list, health: () => ({ id: 'mcp:s', kind: 'mcp', state: 'connected', toolCount: list.length }), stop: async () => {} };
+  const source: ToolSource = { id: 'mcp:s', kind: 'mcp', start: async () => {}, tools: () => list, health: () => ({ id: 'mcp:s', kind: 'mcp', state: 'connected', toolCount: list.length }), stop: async () => {}, ...LIST_ONLY };
   const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants: new Map([['t', compileTenant('t', ['*'])]]), logger: pino({ level: 'silent' }), metrics: createMetrics(false) });
   let first = store.initialBuild();
   const initial = first;
@@ -116,7 +119,7 @@ test('views listing the same tools share one list body; entries are stored once,
     const t = makeTool(i, 4, 0);
     return { source: 'mcp', toolId: `mcp:s.${t.name}`, origin: 'test', description: t.description, inputSchema: t.inputSchema } as RawTool;
   });
-  const source: ToolSource = { id: 'mcp:s', kind: 'mcp', start: async () => {}, tools: () => list, health: () => ({ id: 'mcp:s', kind: 'mcp', state: 'connected', toolCount: list.length }), stop: async () => {} };
+  const source: ToolSource = { id: 'mcp:s', kind: 'mcp', start: async () => {}, tools: () => list, health: () => ({ id: 'mcp:s', kind: 'mcp', state: 'connected', toolCount: list.length }), stop: async () => {}, ...LIST_ONLY };
   const tenants = new Map([
     ['a', compileTenant('a', ['*'])],
     ['b', compileTenant('b', ['mcp:s.*'])],
@@ -160,7 +163,7 @@ test('views listing the same tools share one list body; entries are stored once,
 test('a content-only refresh keeps every view as a fresh build would make it; a scope change is never carried over', async () => {
   const tool = (name: string, extra: Partial<RawTool> = {}): RawTool => ({ source: 'mcp', toolId: `mcp:s.${name}`, origin: 'test', description: name, ...extra });
   let list = [tool('a'), tool('b', { scopes: ['s1'] }), tool('c', { scopes: ['s1'] })];
-  const source: ToolSource = { id: 'mcp:s', kind: 'mcp', start: async () => {}, tools: () => list, health: () => ({ id: 'mcp:s', kind: 'mcp', state: 'connected', toolCount: list.length }), stop: async () => {} };
+  const source: ToolSource = { id: 'mcp:s', kind: 'mcp', start: async () => {}, tools: () => list, health: () => ({ id: 'mcp:s', kind: 'mcp', state: 'connected', toolCount: list.length }), stop: async () => {}, ...LIST_ONLY };
   const tenants = new Map([['t', compileTenant('t', ['*'])], ['u', compileTenant('u', ['mcp:s.b', 'mcp:s.c'])]]);
   const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants, logger: pino({ level: 'silent' }), metrics: createMetrics(false) });
   const callers = ['t', 'u'].flatMap((tenant) => [[], ['s1'], ['s2']].map((scopes) => ({ tenant, scopes: new Set(scopes) })));

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { hashApiKey } from '../../src/auth/api-keys.js';
+import type { McpToolSource } from '../../src/sources/mcp/index.js';
 import { request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { errorsOf, validateV2 } from '../helpers/schemas.js';
 
@@ -44,6 +45,8 @@ const failures = async (id: string): Promise<number> => {
   const line = text.split('\n').find((l) => l.startsWith(`toolhost_source_failures_total{source="${id}"}`));
   return line ? Number(line.split(' ').pop()) : 0;
 };
+/** The host's source for the stdio fixture, to steer it (add, remove, hang) through its own tools. */
+const fixtureSource = () => server.running.host.sources.get('mcp:fx') as McpToolSource;
 const health = async (id: string) => (await request(server.url, '/readyz')).json().sources.find((s: { id: string }) => s.id === id);
 
 before(async () => {
@@ -122,7 +125,7 @@ describe('MCP upstreams through the host', () => {
 
   test('list_changed: an added tool is served, a removed one disappears, the ETag changes', async () => {
     const before = await request(server.url, '/tools', { token: 'k' });
-    const fx = server.running.host.mcpSources.get('fx')!;
+    const fx = fixtureSource();
     await fx.callTool('fixture_control', { action: 'add', name: 'brand_new' });
     await until('brand_new served', async () => ((await ids()).includes('mcp:fx.brand_new') ? true : undefined), 20_000);
     const afterAdd = await request(server.url, '/tools', { token: 'k' });
@@ -132,7 +135,7 @@ describe('MCP upstreams through the host', () => {
   });
 
   test('a tool whose description and schema change under the same name: the served descriptor follows', async () => {
-    const fx = server.running.host.mcpSources.get('fx')!;
+    const fx = fixtureSource();
     const descriptor = async () => {
       const res = await request(server.url, '/tools/mcp%3Afx.morph', { token: 'k' });
       return res.status === 200 ? (res.json() as { description?: string; inputSchema: Record<string, unknown> }) : undefined;
@@ -159,7 +162,7 @@ describe('MCP upstreams through the host', () => {
   });
 
   test('a killed stdio child: last good tools stay, health shows it, tools come back fresh', async () => {
-    const fx = server.running.host.mcpSources.get('fx')!;
+    const fx = fixtureSource();
     const pid = Number(((await fx.callTool('pid', {})).content as { text: string }[])[0].text);
     const failuresBefore = await failures('mcp:fx');
     process.kill(pid, 'SIGKILL');
@@ -179,7 +182,7 @@ describe('MCP upstreams through the host', () => {
   });
 
   test('a hung server: the read times out, the catalog keeps answering, then recovers', async () => {
-    const fx = server.running.host.mcpSources.get('fx')!;
+    const fx = fixtureSource();
     const failuresBefore = await failures('mcp:fx');
     // tools/list stops answering (until the child is replaced), and a list_changed asks for it.
     await fx.callTool('fixture_control', { action: 'hang' });

@@ -6,10 +6,14 @@
 // States: `connecting` until the first attempt ends; `connected` after a good
 // read; `failed` when no read has succeeded yet; `stale` when the latest read
 // failed after an earlier good one (the earlier tools are still served).
+// A call is one HTTP request under the host's default deadline (call.ts).
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import type { RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool.js';
+import { parseToolId } from '../../contract/tool-id.js';
+import { errorResult, withDeadline, type DispatchOutcome } from '../call-result.js';
+import type { InvokeContext, RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool.js';
 import type { SourceContext } from '../source-context.js';
+import { callConnectorOperation } from './call.js';
 import { CONNECTOR_DEFAULTS, type ConnectorSourceConfig } from './config-schema.js';
 import { ConnectorDocumentError, loadConnectorDocument } from './document.js';
 import type { ConnectorOperation } from './types.js';
@@ -41,6 +45,8 @@ export function createConnectorSource(config: ConnectorSourceConfig, ctx: Source
   const watchEnabled = config.watch ?? CONNECTOR_DEFAULTS.watch;
   const debounceMs = config.debounceMs ?? CONNECTOR_DEFAULTS.debounceMs;
   const log = ctx.logger.child({ source: id });
+  const toolIdPrefix = `connector:${config.id}.`;
+  const injectTrace = ctx.tracing?.enabled ? (headers: Record<string, string>) => ctx.tracing!.injectHeaders(headers) : undefined;
   const labels = { source: id };
 
   let state: SourceState = 'connecting';
@@ -170,6 +176,15 @@ export function createConnectorSource(config: ConnectorSourceConfig, ctx: Source
       };
     },
     refresh: () => enqueue(false),
+    // Every id under `connector:<id>.`: an operation missing now may come back with the next document.
+    owns: (toolId: string) => toolId.startsWith(toolIdPrefix) && parseToolId(toolId) !== null,
+    invoke(toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> {
+      const op = byId.get(toolId);
+      if (!op) return Promise.resolve({ status: 'error', result: errorResult('the connector operation is not available') });
+      return withDeadline(context.defaultTimeoutMs, context.signal, (signal) =>
+        callConnectorOperation(config, op, args, { env: ctx.env, configDir: ctx.configDir, signal, logger: ctx.logger, injectTrace }),
+      );
+    },
     async stop(): Promise<void> {
       stopped = true;
       if (timer) clearTimeout(timer);

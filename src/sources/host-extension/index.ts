@@ -5,7 +5,9 @@ import { formatToolId, NAME_PATTERN, VENDOR_PATTERN } from '../../contract/tool-
 import type { JsonObject } from '../../contract/descriptor.js';
 import { objectSchemaSchema, scopesSchema } from '../json-schema-shape.js';
 import type { RawTool } from '../raw-tool.js';
+import type { SourceContext } from '../source-context.js';
 import { StaticSource } from '../static-source.js';
+import { commandCall } from './command.js';
 
 export interface HostExtensionConfig {
   vendor: string;
@@ -45,11 +47,13 @@ export const hostExtensionConfigSchema = {
   },
 } as const;
 
-export function loadHostExtensions(configs: readonly HostExtensionConfig[], origin: (index: number) => string): StaticSource {
+/** The extensions' tools, each called by running its command (command.ts). */
+export function loadHostExtensions(configs: readonly HostExtensionConfig[], origin: (index: number) => string, ctx: Pick<SourceContext, 'env' | 'configDir'>): StaticSource {
+  // The schema's patterns guarantee a valid id.
+  const toolIdOf = (c: HostExtensionConfig) => formatToolId({ source: 'host-extension', vendor: c.vendor, name: c.name }) as string;
   const tools: RawTool[] = configs.map((c, i) => ({
     source: 'host-extension',
-    // The schema's patterns guarantee a valid id.
-    toolId: formatToolId({ source: 'host-extension', vendor: c.vendor, name: c.name }) as string,
+    toolId: toolIdOf(c),
     origin: origin(i),
     title: c.title,
     description: c.description,
@@ -57,5 +61,6 @@ export function loadHostExtensions(configs: readonly HostExtensionConfig[], orig
     outputSchema: c.outputSchema,
     scopes: c.scopes,
   }));
-  return new StaticSource('host-extension', 'host-extension', tools);
+  const byToolId = new Map(configs.map((c) => [toolIdOf(c), c]));
+  return new StaticSource('host-extension', 'host-extension', tools, commandCall(byToolId, ctx));
 }

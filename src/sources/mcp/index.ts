@@ -26,8 +26,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { IMPLEMENTATION } from '../../contract/protocol.js';
+import { parseToolId } from '../../contract/tool-id.js';
 import { envRefNames, resolveEnvRefs, resolveEnvRefsInRecord } from '../../util/env-refs.js';
-import type { RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool.js';
+import { CallAbort, errorResult, type DispatchOutcome } from '../call-result.js';
+import type { InvokeContext, RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool.js';
 import type { SourceContext } from '../source-context.js';
 import { withDefaults, type McpSourceConfig, type ResolvedMcpOptions } from './config-schema.js';
 import { Redactor, SECRET_NAME, displayUrl } from './redact.js';
@@ -128,6 +130,8 @@ class McpSource implements McpToolSource {
   readonly kind = 'mcp' as const;
   readonly serverId: string;
 
+  /** `mcp:<serverId>.`: every toolId this server's tools have, listed now or not. */
+  private readonly toolIdPrefix: string;
   private readonly opts: ResolvedMcpOptions;
   private readonly log: Logger;
   private readonly redactor = new Redactor();
@@ -157,6 +161,7 @@ class McpSource implements McpToolSource {
   ) {
     this.serverId = config.id;
     this.id = `mcp:${config.id}`;
+    this.toolIdPrefix = `${this.id}.`;
     this.opts = withDefaults(config);
     this.log = ctx.logger.child({ source: this.id, server: config.id });
     this.target = config.transport === 'stdio' ? config.command : displayUrl(config.url);
@@ -193,6 +198,26 @@ class McpSource implements McpToolSource {
     this.reconnectTimer = undefined;
     this.conn = undefined;
     await Promise.all([...this.conns].map((c) => this.closeConn(c, true)));
+  }
+
+  owns(toolId: string): boolean {
+    return toolId.startsWith(this.toolIdPrefix) && parseToolId(toolId) !== null;
+  }
+
+  /**
+   * Forwards the call over this server's connection. The server's own
+   * `callTimeoutMs` bounds it, not the host's default; a timeout or a
+   * cancellation aborts the call, any other failure is an error result
+   * whose text is credential-free.
+   */
+  async invoke(toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> {
+    try {
+      const result = await this.callTool(toolId.slice(this.toolIdPrefix.length), args, { signal: context.signal });
+      return { status: result.isError ? 'error' : 'ok', result };
+    } catch (err) {
+      if (err instanceof McpCallError && (err.code === 'timeout' || err.code === 'cancelled')) throw new CallAbort(err.code, err.message);
+      return { status: 'error', result: errorResult(err instanceof McpCallError ? err.message : 'the upstream call failed') };
+    }
   }
 
   async callTool(name: string, args: unknown, options: McpCallOptions = {}): Promise<CallToolResult> {

@@ -1,13 +1,15 @@
 // Node-pack source (issue 2 item 6): tool packs on disk, each a manifest of
 // tools plus a JavaScript handler module. toolId `openwop:<typeId>`. Handlers
-// are loaded and checked to exist here; invocation calls them.
+// are loaded and checked to exist here, and called in-process under the
+// host's default deadline.
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { NAME_PATTERN, formatToolId } from '../../contract/tool-id.js';
 import type { JsonObject } from '../../contract/descriptor.js';
 import { ConfigError, placeOf, readLocated, validateLocated } from '../../util/validated-yaml.js';
-import type { RawTool } from '../raw-tool.js';
+import { CallAbort, errorResult, resultOf, withDeadline, type DispatchOutcome } from '../call-result.js';
+import type { InvokeContext, RawTool } from '../raw-tool.js';
 import { objectSchemaSchema, pathEntrySchema, scopesSchema } from '../json-schema-shape.js';
 import { StaticSource } from '../static-source.js';
 
@@ -52,15 +54,25 @@ const manifestSchema = {
 
 export type ToolHandler = (args: Record<string, unknown>, context: { signal: AbortSignal; toolId: string }) => unknown;
 
-export interface LoadedPack {
-  source: StaticSource;
-  /** Handlers by toolId, for the invocation layer. */
-  handlers: Map<string, ToolHandler>;
+/** The pack's `invoke`: a handler that throws fails the call; one that outlives the deadline is abandoned (its signal aborts). */
+function handlerCall(handlers: ReadonlyMap<string, ToolHandler>) {
+  return (toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> => {
+    const handler = handlers.get(toolId);
+    if (!handler) return Promise.resolve({ status: 'error', result: errorResult('no handler is loaded for this tool') });
+    return withDeadline(context.defaultTimeoutMs, context.signal, async (signal) => {
+      try {
+        return { status: 'ok', result: resultOf(await handler(args, { signal, toolId })) };
+      } catch (err) {
+        if (err instanceof CallAbort) throw err;
+        return { status: 'error', result: errorResult(`the tool failed: ${(err as Error).message ?? String(err)}`) };
+      }
+    });
+  };
 }
 
 export const MANIFEST_FILE = 'toolpack.yaml';
 
-export async function loadNodePack(config: NodePackConfig, configDir: string, configPlace: string): Promise<LoadedPack> {
+export async function loadNodePack(config: NodePackConfig, configDir: string, configPlace: string): Promise<StaticSource> {
   const target = resolve(configDir, config.path);
   const manifestFile = existsSync(target) && statSync(target).isDirectory() ? join(target, MANIFEST_FILE) : target;
   if (!existsSync(manifestFile)) throw new ConfigError([`${configPlace}: pack manifest ${manifestFile} does not exist`]);
@@ -99,5 +111,5 @@ export async function loadNodePack(config: NodePackConfig, configDir: string, co
     }
   });
   if (problems.length > 0) throw new ConfigError(problems);
-  return { source: new StaticSource(`node-pack:${manifest.pack}`, 'node-pack', tools), handlers };
+  return new StaticSource(`node-pack:${manifest.pack}`, 'node-pack', tools, handlerCall(handlers));
 }

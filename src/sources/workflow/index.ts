@@ -1,14 +1,16 @@
 // Workflow source (issue 2 item 6): a file per workflow (id, title,
 // description, input schema, and the ordered tool calls it makes). toolId
 // `workflow:<id>`. Classification and visibility come from the steps, in the
-// catalog layer; here the files are only read and checked.
+// catalog layer; here the files are read and checked, and a call hands the
+// workflow's steps to the host's step runner (InvokeContext.runSteps).
 import { readdirSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { formatToolId, NAME_PATTERN, parseToolId } from '../../contract/tool-id.js';
 import type { JsonObject } from '../../contract/descriptor.js';
 import { ConfigError, placeOf, readLocated, validateLocated } from '../../util/validated-yaml.js';
 import { objectSchemaSchema, pathEntrySchema, scopesSchema } from '../json-schema-shape.js';
-import type { RawTool } from '../raw-tool.js';
+import { errorResult, type DispatchOutcome } from '../call-result.js';
+import type { InvokeContext, RawTool } from '../raw-tool.js';
 import { StaticSource } from '../static-source.js';
 
 export interface WorkflowConfig {
@@ -61,12 +63,23 @@ const workflowSchema = {
 
 const WORKFLOW_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
-export interface LoadedWorkflows {
-  source: StaticSource;
-  definitions: Map<string, WorkflowDefinition>;
+/**
+ * The workflows' `invoke`. Running a step is a catalog call of its own
+ * (visibility, argument validation, events in the workflow's session), which
+ * only the invocation layer can make; the source knows which steps, and the
+ * host's step runner, handed in with the call, runs them. That keeps the
+ * definitions here, with no host-level map of them, and keeps sources from
+ * calling each other.
+ */
+function stepsCall(definitions: ReadonlyMap<string, WorkflowDefinition>) {
+  return (toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> => {
+    const definition = definitions.get(toolId);
+    if (!definition) return Promise.resolve({ status: 'error', result: errorResult('the workflow cannot be run') });
+    return context.runSteps(definition.steps, args);
+  };
 }
 
-export function loadWorkflows(configs: readonly WorkflowConfig[], configDir: string): LoadedWorkflows {
+export function loadWorkflows(configs: readonly WorkflowConfig[], configDir: string): StaticSource {
   const files: string[] = [];
   for (const c of configs) {
     const target = resolve(configDir, c.path);
@@ -113,5 +126,5 @@ export function loadWorkflows(configs: readonly WorkflowConfig[], configDir: str
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return { source: new StaticSource('workflow', 'workflow', tools), definitions };
+  return new StaticSource('workflow', 'workflow', tools, stepsCall(definitions));
 }

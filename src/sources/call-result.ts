@@ -1,9 +1,26 @@
-// Shapes tool results as MCP CallToolResults: text for every client, and
-// structuredContent when the result is an object (clients check it against a
-// declared outputSchema).
+// What one tool call returns, whichever source ran it (docs/mcp.md
+// "tools/call"): an MCP CallToolResult and a status for the event log, or a
+// CallAbort thrown for a deadline or a cancellation. It lives here, below the
+// invocation layer, because each source's `invoke` produces it and the
+// invocation layer only reads it.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CallAbort } from './types.js';
 
+/** How one dispatched call ended, for the event log. */
+export type CallStatus = 'ok' | 'error' | 'invalid' | 'refused' | 'timeout' | 'cancelled';
+
+export interface DispatchOutcome {
+  result: CallToolResult;
+  status: CallStatus;
+}
+
+/** A call that did not finish: its deadline passed, or the caller cancelled it. */
+export class CallAbort extends Error {
+  constructor(readonly status: 'timeout' | 'cancelled', message: string) {
+    super(message);
+  }
+}
+
+/** Text for every client, and structuredContent when the value is an object (clients check it against a declared outputSchema). */
 export function resultOf(value: unknown): CallToolResult {
   const text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
   const result: CallToolResult = { content: [{ type: 'text', text }] };

@@ -1,12 +1,14 @@
-// Runs a host-extension command (issue 7: argv array, never a shell, a
-// timeout, a cap on output bytes, a clean environment plus only what config
-// grants). Hostile argument values such as `; rm -rf /` or `$(...)` reach the
-// program as literal argv entries because no shell ever parses them.
+// Calling a host-extension tool runs its command (docs/config.md "Host
+// extensions"): an argv array, never a shell, a timeout, a cap on output
+// bytes, a clean environment plus only what config grants. Hostile argument
+// values such as `; rm -rf /` or `$(...)` reach the program as literal argv
+// entries because no shell ever parses them.
 import { spawn } from 'node:child_process';
-import { resolveEnvRefsInRecord } from '../util/env-refs.js';
-import type { HostExtensionConfig } from '../sources/host-extension/index.js';
-import { CallAbort, type DispatchOutcome } from './types.js';
-import { errorResult } from './results.js';
+import { resolveEnvRefsInRecord } from '../../util/env-refs.js';
+import { CallAbort, errorResult, withDeadline, type DispatchOutcome } from '../call-result.js';
+import type { InvokeContext } from '../raw-tool.js';
+import type { SourceContext } from '../source-context.js';
+import type { HostExtensionConfig } from './index.js';
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1_048_576;
@@ -58,4 +60,13 @@ export function runHostCommand(config: HostExtensionConfig, args: Record<string,
       else resolve({ status: 'error', result: { content: [{ type: 'text', text: `exit ${code ?? sig}: ${output}` }], structuredContent: structured, isError: true } });
     });
   });
+}
+
+/** The source's `invoke`: each tool's command under its own timeout (not the host's default), run in the config's directory. */
+export function commandCall(byToolId: ReadonlyMap<string, HostExtensionConfig>, ctx: Pick<SourceContext, 'env' | 'configDir'>) {
+  return (toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> => {
+    const config = byToolId.get(toolId);
+    if (!config) return Promise.resolve({ status: 'error', result: errorResult('no command is configured for this tool') });
+    return withDeadline(config.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS, context.signal, (signal) => runHostCommand(config, args, ctx.env, signal, ctx.configDir));
+  };
 }

@@ -1,0 +1,143 @@
+// A source owns its calls (sources/raw-tool.ts ToolSource.invoke): the
+// invocation layer routes a call to the source that owns the toolId and
+// knows nothing of kinds. Here two sources the host has never seen (written
+// in this file, both claiming kind `mcp` though neither is an MCP client)
+// are put in the same registry as a real workflow source and called through
+// the same entry point as /mcp's tools/call, with a real event log.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import pino from 'pino';
+import type { Principal } from '../../src/auth/principal.js';
+import { CatalogStore } from '../../src/catalog/store.js';
+import { compileTenant } from '../../src/catalog/visibility.js';
+import { Policy } from '../../src/classify/policy.js';
+import { EventLog } from '../../src/events/log.js';
+import { callCatalogTool } from '../../src/invoke/call.js';
+import type { InvokeDeps } from '../../src/invoke/types.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { CallAbort, resultOf, type DispatchOutcome } from '../../src/sources/call-result.js';
+import type { InvokeContext, RawTool, ToolSource } from '../../src/sources/raw-tool.js';
+import { SourceRegistry } from '../../src/sources/registry.js';
+import { loadWorkflows } from '../../src/sources/workflow/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'toolhost-source-contract-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Seen {
+  toolId: string;
+  args: Record<string, unknown>;
+  context: InvokeContext;
+}
+
+/** A source of one namespace: answers who it is and what it was given; `slow` never finishes by itself. */
+function probeSource(name: string): ToolSource & { seen: Seen[] } {
+  const id = `mcp:${name}`;
+  const tools: RawTool[] = ['echo', 'slow'].map((t) => ({ source: 'mcp', toolId: `${id}.${t}`, origin: 'test' }));
+  const seen: Seen[] = [];
+  return {
+    id,
+    kind: 'mcp',
+    seen,
+    start: async () => {},
+    stop: async () => {},
+    tools: () => tools,
+    health: () => ({ id, kind: 'mcp', state: 'connected', toolCount: tools.length }),
+    owns: (toolId) => toolId.startsWith(`${id}.`),
+    invoke(toolId, args, context): Promise<DispatchOutcome> {
+      seen.push({ toolId, args, context });
+      if (toolId.endsWith('.slow')) {
+        return new Promise((_, reject) => setTimeout(() => reject(new CallAbort('timeout', `${name} gave up`)), 20));
+      }
+      return Promise.resolve({ status: 'ok', result: resultOf({ from: name, got: args }) });
+    },
+  };
+}
+
+const first = probeSource('first');
+const second = probeSource('second');
+writeWorkflow();
+const workflows = loadWorkflows([{ path: join(dir, 'both.yaml') }], dir);
+const sources = new SourceRegistry([first, second, workflows]);
+const events = EventLog.open(join(dir, 'events.db'));
+after(() => events.close());
+const store = new CatalogStore({
+  sources: sources.list,
+  policy: new Policy({}),
+  tenants: new Map([['t', compileTenant('t', ['*'])]]),
+  logger: pino({ level: 'silent' }),
+  metrics: createMetrics(false),
+  build: { isMissingStepFatal: (toolId) => sources.sourceFor(toolId) === undefined },
+});
+store.initialBuild();
+const deps: InvokeDeps = { store, sources, events, logger: pino({ level: 'silent' }), callTimeoutMs: 4321 };
+const principal: Principal = { id: 'p', tenant: 't', scopes: new Set(), kind: 'api-key' };
+
+function writeWorkflow(): void {
+  // Step 2 takes step 1's result: the host's step runner threads it through, whatever source made it.
+  const steps = [
+    { tool: 'mcp:first.echo', with: { text: { $input: 'text' } } },
+    { tool: 'mcp:second.echo', with: { previous: { $step: 0, path: 'from' } } },
+  ];
+  writeFileSync(join(dir, 'both.yaml'), JSON.stringify({ id: 'both', steps }));
+}
+
+const call = (toolId: string, args: Record<string, unknown> = {}, signal?: AbortSignal) =>
+  callCatalogTool(deps, { principal, toolId, requested: toolId, args, signal, approve: async () => 'accept' });
+
+const lastSessionEvents = () => {
+  const all = events.readAfter('t', -1, 10_000);
+  const opened = all.filter((e) => e.type === 'tool.session.opened').at(-1)!;
+  return all.filter((e) => e.sessionId === opened.sessionId).map((e) => [e.type, e.payload.toolId, e.payload.status ?? e.payload.outcome]);
+};
+
+test('each call reaches the source that owns its toolId, with the call context', async () => {
+  const controller = new AbortController();
+  const a = await call('mcp:first.echo', { n: 1 }, controller.signal);
+  const b = await call('mcp:second.echo', { n: 2 });
+  assert.deepEqual(a.structuredContent, { from: 'first', got: { n: 1 } });
+  assert.deepEqual(b.structuredContent, { from: 'second', got: { n: 2 } });
+  assert.deepEqual(first.seen.map((s) => s.toolId), ['mcp:first.echo']);
+  assert.deepEqual(second.seen.map((s) => s.toolId), ['mcp:second.echo']);
+  assert.equal(first.seen[0].context.signal, controller.signal, 'the caller\'s cancellation is handed down');
+  assert.equal(first.seen[0].context.defaultTimeoutMs, 4321, 'the host\'s default deadline is handed down');
+  assert.deepEqual(lastSessionEvents(), [
+    ['tool.session.opened', 'mcp:second.echo', undefined],
+    ['agent.toolCalled', 'mcp:second.echo', undefined],
+    ['agent.toolReturned', 'mcp:second.echo', 'ok'],
+    ['tool.session.closed', 'mcp:second.echo', 'completed'],
+  ]);
+});
+
+test('an abort thrown by the source is the call\'s outcome and is recorded as such', async () => {
+  const result = await call('mcp:first.slow');
+  assert.equal(result.isError, true);
+  assert.deepEqual(result.content, [{ type: 'text', text: 'first gave up' }]);
+  assert.deepEqual(lastSessionEvents().map((e) => e[2]), [undefined, undefined, 'timeout', 'failed']);
+});
+
+test('a workflow\'s steps run through the same routing, each step in the workflow\'s session', async () => {
+  first.seen.length = 0;
+  second.seen.length = 0;
+  const result = await call('workflow:both', { text: 'hi' });
+  assert.deepEqual(first.seen.map((s) => s.args), [{ text: 'hi' }]);
+  assert.deepEqual(second.seen.map((s) => s.args), [{ previous: 'first' }]);
+  assert.deepEqual(result.structuredContent, { from: 'second', got: { previous: 'first' } });
+  assert.deepEqual(lastSessionEvents(), [
+    ['tool.session.opened', 'workflow:both', undefined],
+    ['agent.toolCalled', 'mcp:first.echo', undefined],
+    ['agent.toolReturned', 'mcp:first.echo', 'ok'],
+    ['agent.toolCalled', 'mcp:second.echo', undefined],
+    ['agent.toolReturned', 'mcp:second.echo', 'ok'],
+    ['tool.session.closed', 'workflow:both', 'completed'],
+  ]);
+});
+
+test('a missing step is a config error unless a source owns its namespace', () => {
+  assert.equal(sources.sourceFor('mcp:first.not-listed-yet'), first, 'an upstream may list it later');
+  assert.equal(sources.sourceFor('mcp:third.echo'), undefined);
+  assert.equal(sources.sourceFor('workflow:absent'), undefined, 'a static source owns only what it lists');
+  assert.equal(sources.sourceFor('workflow:both'), workflows);
+});
