@@ -1,8 +1,8 @@
 // Creates the sources that connect to something outside the host (MCP
 // servers, OpenAPI connectors) from their config sections.
 import type { LoadedConfig } from '../config/load.js';
-import { createConnectorSource, type ConnectorSourceConfig, type ConnectorToolSource } from '../sources/connector/index.js';
-import { createMcpSource, type McpSourceConfig, type McpToolSource } from '../sources/mcp/index.js';
+import { createConnectorSource, type ConnectorToolSource } from '../sources/connector/index.js';
+import { createMcpSource, type McpToolSource } from '../sources/mcp/index.js';
 import type { SourceContext } from '../sources/source-context.js';
 
 export interface DynamicSources {
@@ -13,7 +13,7 @@ export interface DynamicSources {
 export function createDynamicSources(loaded: LoadedConfig, ctx: SourceContext): DynamicSources {
   const sources = loaded.config.sources ?? {};
   return {
-    mcp: ((sources.mcp ?? []) as unknown as McpSourceConfig[]).map((c) => createMcpSource(c, ctx)),
-    connectors: ((sources.connectors ?? []) as unknown as ConnectorSourceConfig[]).map((c) => createConnectorSource(c, ctx)),
+    mcp: (sources.mcp ?? []).map((c) => createMcpSource(c, ctx)),
+    connectors: (sources.connectors ?? []).map((c) => createConnectorSource(c, ctx)),
   };
 }
