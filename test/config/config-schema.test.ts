@@ -31,3 +31,17 @@ test('the shipped schema stands alone: the demo config passes, a misspelt key fa
   assert.ok(validate(demo), JSON.stringify(validate.errors));
   assert.equal(validate({ ...demo, servr: {} }), false);
 });
+
+test('the schema keeps the shapes its error lines rely on: enum, bare const and oneOf, not the anyOf or patternProperties TypeBox writes for unions and records', () => {
+  const found: string[] = [];
+  const walk = (node: unknown, pointer: string): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const n = node as Record<string, unknown>;
+    if ('anyOf' in n) found.push(`${pointer}: anyOf`);
+    if ('patternProperties' in n) found.push(`${pointer}: patternProperties`);
+    if ('const' in n && 'type' in n) found.push(`${pointer}: const with type`);
+    for (const [k, v] of Object.entries(n)) walk(v, `${pointer}/${k}`);
+  };
+  walk(shipped, '');
+  assert.deepEqual(found, [], 'use StringEnum, Const, OneOf and MapOf from src/util/schema-builders.ts');
+});
