@@ -3,8 +3,8 @@
 // the loader validates with and, through `Static`, the TypeScript type. The
 // builders here emit the few shapes TypeBox writes differently from how these
 // schemas have always been written, because the shape decides ajv's error
-// lines (docs/config.md "Errors"): an `enum` says "must be one of …", where
-// TypeBox's union of literals would give one line per literal.
+// lines (docs/config.md): an `enum` says `must be one of "a", "b"`, where
+// TypeBox's union of literals would only say "must be equal to constant".
 import { Type, type SchemaOptions, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 /** Every object of these files is closed: a misspelt key is an error, with a did-you-mean. */
