@@ -3,33 +3,12 @@
 // and revocation.
 import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import { principalKey, type AuthOutcome, type Principal } from './principal.js';
+import type { PrincipalEntry } from './principal-entry.js';
 
 export const KEY_HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
-/** One API-key principal as written in the config (`principals[]`) and in `auth.keysFile`. */
-export interface PrincipalEntry {
-  id: string;
-  tenant: string;
-  scopes?: string[];
-  keyHash: string;
-  expiresAt?: string;
-  revoked?: boolean;
-}
-
-/** JSON Schema of one principal entry (docs/config.md "principals"). */
-export const principalEntrySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'tenant', 'keyHash'],
-  properties: {
-    id: { type: 'string', minLength: 1, maxLength: 128 },
-    tenant: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' },
-    scopes: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
-    keyHash: { type: 'string', pattern: KEY_HASH_PATTERN.source },
-    expiresAt: { type: 'string', format: 'date-time' },
-    revoked: { type: 'boolean' },
-  },
-} as const;
+/** One API-key principal as written in the config and in `auth.keysFile`; defined in principal-entry.ts. */
+export type { PrincipalEntry };
 
 export function recordOfEntry(p: PrincipalEntry): ApiKeyRecord {
   return { principalId: p.id, tenant: p.tenant, scopes: p.scopes ?? [], keyHash: p.keyHash, expiresAt: p.expiresAt, revoked: p.revoked };

@@ -1,10 +1,10 @@
 // The `auth` config section and the per-tenant `rateLimit` key (docs/auth.md,
-// docs/config.md "auth"): types, JSON Schema, defaults and the checks a schema
-// cannot express. The config loader assembles this beside the other sections.
-import { rateLimitSchema, type RateLimitSetting } from './rate-limit.js';
-
-/** A claim name (top level, taken literally: `https://example.com/tenant` is one name) or a path into nested objects. */
-export type ClaimPath = string | string[];
+// docs/config.md "auth"): the TypeBox definition (JSON Schema and types in
+// one), defaults and the checks a schema cannot express. The config loader
+// assembles this beside the other sections.
+import { Type, type Static } from '@sinclair/typebox';
+import { CLOSED, StringEnum } from '../util/schema-builders.js';
+import { rateLimitSchema } from './rate-limit.js';
 
 /** Asymmetric JWS algorithms only: no `none`, no HS* (a public key used as an HMAC secret). */
 export const ALLOWED_JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
@@ -18,96 +18,65 @@ export const JWT_DEFAULTS = {
   verifiedTokenCacheSec: 60,
 };
 
-export interface JwksTimingConfig {
-  /** Age after which the key set is fetched again (in the background; requests keep using the current keys). */
-  refreshSec?: number;
-  /** Minimum time between two fetches, whatever triggers them (unknown `kid`, refresh, failure). */
-  cooldownSec?: number;
-  /** How long past `refreshSec` the last good keys are still used while fetches fail. */
-  maxStaleSec?: number;
-  /** Timeout of one fetch. */
-  timeoutMs?: number;
-}
+// One schema of two types (not a union), so a wrong value is one error line.
+const oneOrMore = <T>(extra: object) =>
+  Type.Unsafe<T>({ type: ['string', 'array'], minLength: 1, minItems: 1, ...extra, items: { type: 'string', minLength: 1 } });
 
-export interface JwtConfig {
-  issuer: string | string[];
-  audience: string | string[];
-  jwksUrl?: string;
-  jwksFile?: string;
-  algorithms?: JwtAlgorithm[];
-  clockToleranceSec?: number;
-  claims?: { tenant?: ClaimPath; scopes?: ClaimPath; principal?: ClaimPath };
-  jwks?: JwksTimingConfig;
-  /** How long a verified token is remembered (its own expiry still applies); 0 verifies every request. */
-  verifiedTokenCacheSec?: number;
-}
+/** A claim name (top level, taken literally: `https://example.com/tenant` is one name) or a path into nested objects. */
+const claimPathSchema = oneOrMore<string | string[]>({ maxItems: 8 });
+export type ClaimPath = Static<typeof claimPathSchema>;
 
-export interface AuthConfig {
-  /** A YAML/JSON file of API-key principals, reloaded on change. */
-  keysFile?: string;
-  jwt?: JwtConfig;
-  /** One structured log line per authenticated request (default true). */
-  audit?: boolean;
-  /** The per-principal limit for tenants without their own `rateLimit` (default 50/s, burst 100). */
-  defaultRateLimit?: RateLimitSetting;
-  /** The global bound on discovery, metrics and unrouted requests (default 1000/s, burst 2000); probes are never limited. */
-  anonymousRateLimit?: RateLimitSetting;
-}
+const stringOrList = oneOrMore<string | string[]>({});
 
-const claimPathSchema = {
-  type: ['string', 'array'],
-  minLength: 1,
-  minItems: 1,
-  maxItems: 8,
-  items: { type: 'string', minLength: 1 },
-} as const;
-
-const stringOrList = {
-  type: ['string', 'array'],
-  minLength: 1,
-  minItems: 1,
-  items: { type: 'string', minLength: 1 },
-} as const;
-
-export const authConfigSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    keysFile: { type: 'string', minLength: 1 },
-    audit: { type: 'boolean' },
-    defaultRateLimit: rateLimitSchema,
-    anonymousRateLimit: rateLimitSchema,
-    jwt: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['issuer', 'audience'],
-      properties: {
-        issuer: stringOrList,
-        audience: stringOrList,
-        jwksUrl: { type: 'string', minLength: 1 },
-        jwksFile: { type: 'string', minLength: 1 },
-        algorithms: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...ALLOWED_JWT_ALGORITHMS] } },
-        clockToleranceSec: { type: 'number', minimum: 0, maximum: 600 },
-        claims: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { tenant: claimPathSchema, scopes: claimPathSchema, principal: claimPathSchema },
-        },
-        jwks: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            refreshSec: { type: 'number', exclusiveMinimum: 0 },
-            cooldownSec: { type: 'number', minimum: 0 },
-            maxStaleSec: { type: 'number', minimum: 0 },
-            timeoutMs: { type: 'integer', minimum: 1, maximum: 60_000 },
-          },
-        },
-        verifiedTokenCacheSec: { type: 'number', minimum: 0, maximum: 3600 },
-      },
-    },
+const jwksTimingSchema = Type.Object(
+  {
+    /** Age after which the key set is fetched again (in the background; requests keep using the current keys). */
+    refreshSec: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    /** Minimum time between two fetches, whatever triggers them (unknown `kid`, refresh, failure). */
+    cooldownSec: Type.Optional(Type.Number({ minimum: 0 })),
+    /** How long past `refreshSec` the last good keys are still used while fetches fail. */
+    maxStaleSec: Type.Optional(Type.Number({ minimum: 0 })),
+    /** Timeout of one fetch. */
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 60_000 })),
   },
-} as const;
+  CLOSED,
+);
+export type JwksTimingConfig = Static<typeof jwksTimingSchema>;
+
+const jwtConfigSchema = Type.Object(
+  {
+    issuer: stringOrList,
+    audience: stringOrList,
+    jwksUrl: Type.Optional(Type.String({ minLength: 1 })),
+    jwksFile: Type.Optional(Type.String({ minLength: 1 })),
+    algorithms: Type.Optional(Type.Array(StringEnum(ALLOWED_JWT_ALGORITHMS), { minItems: 1, uniqueItems: true })),
+    clockToleranceSec: Type.Optional(Type.Number({ minimum: 0, maximum: 600 })),
+    claims: Type.Optional(
+      Type.Object({ tenant: Type.Optional(claimPathSchema), scopes: Type.Optional(claimPathSchema), principal: Type.Optional(claimPathSchema) }, CLOSED),
+    ),
+    jwks: Type.Optional(jwksTimingSchema),
+    /** How long a verified token is remembered (its own expiry still applies); 0 verifies every request. */
+    verifiedTokenCacheSec: Type.Optional(Type.Number({ minimum: 0, maximum: 3600 })),
+  },
+  CLOSED,
+);
+export type JwtConfig = Static<typeof jwtConfigSchema>;
+
+export const authConfigSchema = Type.Object(
+  {
+    /** A YAML/JSON file of API-key principals, reloaded on change. */
+    keysFile: Type.Optional(Type.String({ minLength: 1 })),
+    /** One structured log line per authenticated request (default true). */
+    audit: Type.Optional(Type.Boolean()),
+    /** The per-principal limit for tenants without their own `rateLimit` (default 50/s, burst 100). */
+    defaultRateLimit: Type.Optional(rateLimitSchema),
+    /** The global bound on discovery, metrics and unrouted requests (default 1000/s, burst 2000); probes are never limited. */
+    anonymousRateLimit: Type.Optional(rateLimitSchema),
+    jwt: Type.Optional(jwtConfigSchema),
+  },
+  CLOSED,
+);
+export type AuthConfig = Static<typeof authConfigSchema>;
 
 /** The per-tenant `rateLimit` key's schema. */
 export const tenantRateLimitSchema = rateLimitSchema;

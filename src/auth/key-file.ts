@@ -5,15 +5,14 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { ConfigError, parseLocated, placeOf, validateLocated, type LocatedDocument } from '../util/validated-yaml.js';
-import { principalEntrySchema, recordOfEntry, type ApiKeyRecord, type ApiKeyStore, type PrincipalEntry } from './api-keys.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { CLOSED } from '../util/schema-builders.js';
+import { recordOfEntry, type ApiKeyRecord, type ApiKeyStore } from './api-keys.js';
+import { principalEntrySchema, type PrincipalEntry } from './principal-entry.js';
 import { watchFileText, type FileWatch } from './watch.js';
 
-export const keysFileSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['principals'],
-  properties: { principals: { type: 'array', items: principalEntrySchema } },
-} as const;
+export const keysFileSchema = Type.Object({ principals: Type.Array(principalEntrySchema) }, CLOSED);
+export type KeysFile = Static<typeof keysFileSchema>;
 
 export interface KeysFileContext {
   /** Tenant ids the config knows. */
@@ -25,7 +24,7 @@ export interface KeysFileContext {
 /** Parses and checks a keys file's text; throws ConfigError with every problem located. */
 export function parseKeysFile(file: string, text: string, ctx: KeysFileContext): ApiKeyRecord[] {
   const doc: LocatedDocument = parseLocated(file, text);
-  const value = validateLocated<{ principals: PrincipalEntry[] }>(doc, keysFileSchema);
+  const value = validateLocated<KeysFile>(doc, keysFileSchema);
   const problems: string[] = [];
   const ids = new Map<string, string>(ctx.inline.map((p, i) => [p.id, `/principals/${i} of the main config`]));
   const hashes = new Map<string, string>(ctx.inline.map((p, i) => [p.keyHash, `/principals/${i} of the main config`]));

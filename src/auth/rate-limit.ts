@@ -4,34 +4,37 @@
 // bounded: a bucket that has refilled completely is indistinguishable from a
 // new one and is dropped by the periodic sweep; past `maxBuckets` the oldest
 // bucket gives way.
+import { Type, type Static } from '@sinclair/typebox';
 import type { Principal } from './principal.js';
 
-export interface RateLimit {
+const RATE_LIMIT_PROPERTIES = {
   /** Sustained rate, tokens added per second. */
-  requestsPerSecond: number;
+  requestsPerSecond: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 }),
   /** Bucket size: how many requests may arrive at once after a quiet spell. */
-  burst: number;
-}
+  burst: Type.Integer({ minimum: 1, maximum: 10_000_000 }),
+};
 
-/** `true`: the default limit; `false`: no limit; an object: that limit. */
-export type RateLimitSetting = boolean | RateLimit;
+const rateLimitObjectSchema = Type.Object(RATE_LIMIT_PROPERTIES);
+export type RateLimit = Static<typeof rateLimitObjectSchema>;
+
+/**
+ * JSON Schema of a rate-limit setting: `true` (the default limit), `false` (no
+ * limit) or `{ requestsPerSecond, burst }`. One schema of two types rather
+ * than a union, so a wrong value is one error line.
+ */
+export const rateLimitSchema = Type.Unsafe<boolean | RateLimit>({
+  type: ['boolean', 'object'],
+  additionalProperties: false,
+  required: rateLimitObjectSchema.required,
+  properties: RATE_LIMIT_PROPERTIES,
+});
+export type RateLimitSetting = Static<typeof rateLimitSchema>;
 
 /** Built-in per-principal limit when neither the tenant nor `auth.defaultRateLimit` says otherwise. */
 export const DEFAULT_RATE_LIMIT: RateLimit = { requestsPerSecond: 50, burst: 100 };
 /** Built-in global bound on discovery, metrics and unrouted requests (probes take from no bucket). */
 export const DEFAULT_ANONYMOUS_RATE_LIMIT: RateLimit = { requestsPerSecond: 1000, burst: 2000 };
 export const DEFAULT_MAX_BUCKETS = 100_000;
-
-/** JSON Schema of a rate-limit setting: `true`, `false` or `{ requestsPerSecond, burst }`. */
-export const rateLimitSchema = {
-  type: ['boolean', 'object'],
-  additionalProperties: false,
-  required: ['requestsPerSecond', 'burst'],
-  properties: {
-    requestsPerSecond: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
-    burst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
-  },
-} as const;
 
 /** Resolves a setting against a default; undefined means "no limit". */
 export function resolveRateLimit(setting: RateLimitSetting | undefined, fallback: RateLimit | undefined): RateLimit | undefined {

@@ -3,81 +3,60 @@
 // upstream). An ordered list of rules matched by toolId glob, then what the
 // host derives from a source's semantics, then per-source defaults, then the
 // built-in default `write`. Upstream annotations are not an input here at all.
+import { Type, type Static, type TObject, type TOptional } from '@sinclair/typebox';
 import { compileGlobs } from '../contract/glob.js';
-import type { Approval, Classification, Egress, HintLevel, ReplayPolicy, SafetyTier, Source } from '../contract/descriptor.js';
+import type { Classification, Source } from '../contract/descriptor.js';
 import { APPROVALS, EGRESS_POSTURES, HINT_LEVELS, REPLAY_POLICIES, SAFETY_TIERS, SOURCES } from '../contract/descriptor.js';
 import { GLOB_PATTERN_SOURCE } from '../contract/glob.js';
-
-export interface ClassificationFields {
-  safetyTier?: SafetyTier;
-  replayPolicy?: ReplayPolicy;
-  egress?: Egress;
-  approval?: Approval;
-  costHint?: HintLevel;
-  latencyHint?: HintLevel;
-}
-
-export interface PolicyRule extends ClassificationFields {
-  match: string | string[];
-  /** Scopes a principal must hold to see matching tools, added to the tool's own. */
-  scopes?: string[];
-}
-
-export interface PolicyConfig {
-  defaults?: Partial<Record<Source, ClassificationFields>>;
-  rules?: PolicyRule[];
-}
+import { CLOSED, OneOf, StringEnum } from '../util/schema-builders.js';
 
 const FIELD_KEYS = ['safetyTier', 'replayPolicy', 'egress', 'approval', 'costHint', 'latencyHint'] as const;
 
 const classificationProperties = {
-  safetyTier: { enum: [...SAFETY_TIERS] },
-  replayPolicy: { enum: [...REPLAY_POLICIES] },
-  egress: { enum: [...EGRESS_POSTURES] },
-  approval: { enum: [...APPROVALS] },
-  costHint: { enum: [...HINT_LEVELS] },
-  latencyHint: { enum: [...HINT_LEVELS] },
+  safetyTier: Type.Optional(StringEnum(SAFETY_TIERS)),
+  replayPolicy: Type.Optional(StringEnum(REPLAY_POLICIES)),
+  egress: Type.Optional(StringEnum(EGRESS_POSTURES)),
+  approval: Type.Optional(StringEnum(APPROVALS)),
+  costHint: Type.Optional(StringEnum(HINT_LEVELS)),
+  latencyHint: Type.Optional(StringEnum(HINT_LEVELS)),
 };
 
-const globSchema = { type: 'string', pattern: GLOB_PATTERN_SOURCE };
+const classificationFieldsSchema = Type.Object(classificationProperties, CLOSED);
+export type ClassificationFields = Static<typeof classificationFieldsSchema>;
+
+/** Only host extensions may default to `exec`: a default covers tools nobody looked at one by one. */
+const NON_EXEC_TIERS = ['pure', 'read', 'write'] as const;
+const nonExecFieldsSchema = Type.Object({ ...classificationProperties, safetyTier: Type.Optional(StringEnum(NON_EXEC_TIERS)) }, CLOSED);
+
+type SourceDefaultsProperties = {
+  [S in Source]: TOptional<S extends 'host-extension' ? typeof classificationFieldsSchema : typeof nonExecFieldsSchema>;
+};
+const sourceDefaultsProperties = Object.fromEntries(
+  SOURCES.map((s) => [s, Type.Optional(s === 'host-extension' ? classificationFieldsSchema : nonExecFieldsSchema)]),
+) as SourceDefaultsProperties;
+
+const globSchema = Type.String({ pattern: GLOB_PATTERN_SOURCE });
+
+const policyRuleSchema = Type.Object(
+  {
+    match: OneOf([globSchema, Type.Array(globSchema, { minItems: 1 })]),
+    /** Scopes a principal must hold to see matching tools, added to the tool's own. */
+    scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { uniqueItems: true })),
+    ...classificationProperties,
+  },
+  CLOSED,
+);
+export type PolicyRule = Static<typeof policyRuleSchema>;
 
 /** JSON Schema of the `policy` config section. `exec` is allowed as a default only for host extensions. */
-export const policyConfigSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    defaults: {
-      type: 'object',
-      additionalProperties: false,
-      properties: Object.fromEntries(
-        SOURCES.map((s) => [
-          s,
-          {
-            type: 'object',
-            additionalProperties: false,
-            properties:
-              s === 'host-extension'
-                ? classificationProperties
-                : { ...classificationProperties, safetyTier: { enum: ['pure', 'read', 'write'] } },
-          },
-        ]),
-      ),
-    },
-    rules: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['match'],
-        properties: {
-          match: { oneOf: [globSchema, { type: 'array', minItems: 1, items: globSchema }] },
-          scopes: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
-          ...classificationProperties,
-        },
-      },
-    },
+export const policyConfigSchema = Type.Object(
+  {
+    defaults: Type.Optional(Type.Object(sourceDefaultsProperties, CLOSED) as TObject<SourceDefaultsProperties>),
+    rules: Type.Optional(Type.Array(policyRuleSchema)),
   },
-} as const;
+  CLOSED,
+);
+export type PolicyConfig = Static<typeof policyConfigSchema>;
 
 export interface ClassifyInput {
   toolId: string;

@@ -4,8 +4,7 @@
 import { dirname, resolve } from 'node:path';
 import { ConfigError, placeOf, readLocated, validateLocated, type LocatedDocument } from '../util/validated-yaml.js';
 import { authConfigProblems } from '../auth/config.js';
-import { configSchema, type HostConfigFile } from './schema.js';
-import { sectionSchemas } from './sections.js';
+import { hostConfigSchema, type HostConfigFile } from './schema.js';
 
 export interface LoadedConfig {
   file: string;
@@ -20,7 +19,7 @@ export function loadConfigFile(file: string): LoadedConfig {
   const problems: string[] = [];
   let config: HostConfigFile;
   try {
-    config = validateLocated<HostConfigFile>(doc, configSchema(sectionSchemas));
+    config = validateLocated<HostConfigFile>(doc, hostConfigSchema);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     // Schema problems and cross-reference problems are reported in one pass:

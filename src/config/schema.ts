@@ -1,179 +1,121 @@
-// The config file's JSON Schema (issue 2 item 2), assembled from the section
-// schemas that live beside the code they configure. docs/config.md documents
-// every key.
+// The config file's one definition: TypeBox schemas that are at once the JSON
+// Schema (2020-12) the loader validates with and, through `Static`, the
+// TypeScript types. Each section's schema lives beside the code it configures
+// and is assembled here; docs/config.md documents every key. To add a key:
+// define it beside its owner, then regenerate the shipped toolhost.schema.json.
+import { Type, type Static } from '@sinclair/typebox';
 import { GLOB_PATTERN_SOURCE } from '../contract/glob.js';
-import { policyConfigSchema, type PolicyConfig } from '../classify/policy.js';
-import { principalEntrySchema, type PrincipalEntry } from '../auth/api-keys.js';
-import { authConfigSchema, tenantRateLimitSchema, type AuthConfig } from '../auth/config.js';
-import type { RateLimitSetting } from '../auth/rate-limit.js';
-import { nodePackConfigSchema, type NodePackConfig } from '../sources/node-pack/index.js';
-import { workflowConfigSchema, type WorkflowConfig } from '../sources/workflow/index.js';
-import { hostExtensionConfigSchema, type HostExtensionConfig } from '../sources/host-extension/index.js';
+import { CLOSED, MapOf, StringEnum } from '../util/schema-builders.js';
+import { policyConfigSchema } from '../classify/policy.js';
+import { principalEntrySchema, type PrincipalEntry } from '../auth/principal-entry.js';
+import { authConfigSchema, tenantRateLimitSchema } from '../auth/config.js';
+import { nodePackConfigSchema } from '../sources/node-pack/index.js';
+import { workflowConfigSchema } from '../sources/workflow/index.js';
+import { hostExtensionConfigSchema } from '../sources/host-extension/index.js';
+import { mcpSourceConfigSchema } from '../sources/mcp/config-schema.js';
+import { connectorSourceConfigSchema } from '../sources/connector/config-schema.js';
 
 export const TENANT_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
 
-export interface TenantConfig {
-  description?: string;
-  /** Allowlist of toolId globs. */
-  tools: string[];
-  /** Per-principal rate limit of this tenant's callers: `true` (default), `false` (none) or `{ requestsPerSecond, burst }`. */
-  rateLimit?: RateLimitSetting;
-  /** Input schemas this tenant's MCP sessions get by default: `standard` (default) or `compact`. */
-  mcpView?: 'standard' | 'compact';
-}
+const tenantSchema = Type.Object(
+  {
+    description: Type.Optional(Type.String()),
+    /** Allowlist of toolId globs. */
+    tools: Type.Array(Type.String({ pattern: GLOB_PATTERN_SOURCE })),
+    /** Per-principal rate limit of this tenant's callers: `true` (default), `false` (none) or `{ requestsPerSecond, burst }`. */
+    rateLimit: Type.Optional(tenantRateLimitSchema),
+    /** Input schemas this tenant's MCP sessions get by default: `standard` (default) or `compact`. */
+    mcpView: Type.Optional(StringEnum(['standard', 'compact'])),
+  },
+  CLOSED,
+);
+export type TenantConfig = Static<typeof tenantSchema>;
 
 /** The tool-session event log; tool sessions are recorded (and advertised) only when it is configured. */
-export interface EventsConfig {
-  file: string;
-  retentionDays?: number;
-  maxEvents?: number;
-  /** False: refuse to start when the file is missing instead of creating an empty log (default true). */
-  createIfMissing?: boolean;
-  /** Concurrent `GET /events/stream` per principal (default 16). */
-  maxStreamsPerPrincipal?: number;
-}
+const eventsSchema = Type.Object(
+  {
+    file: Type.String({ minLength: 1 }),
+    retentionDays: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    maxEvents: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** False: refuse to start when the file is missing instead of creating an empty log (default true). */
+    createIfMissing: Type.Optional(Type.Boolean()),
+    /** Concurrent `GET /events/stream` per principal (default 16). */
+    maxStreamsPerPrincipal: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  },
+  CLOSED,
+);
+export type EventsConfig = Static<typeof eventsSchema>;
 
 /** The MCP front door at /mcp. */
-export interface McpFrontDoorConfig {
-  enabled?: boolean;
-  allowedHosts?: string[];
-  pageSize?: number;
-  sessionIdleMs?: number;
-  callTimeoutMs?: number;
-  approvalTimeoutMs?: number;
-  maxSessionsPerPrincipal?: number;
-  maxConcurrentCallsPerPrincipal?: number;
-  sessionSoftCap?: number;
-  sessionMinIdleMs?: number;
-}
+const mcpFrontDoorSchema = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    sessionIdleMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+    callTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000 })),
+    approvalTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
+    maxSessionsPerPrincipal: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxConcurrentCallsPerPrincipal: Type.Optional(Type.Integer({ minimum: 1 })),
+    sessionSoftCap: Type.Optional(Type.Integer({ minimum: 1 })),
+    sessionMinIdleMs: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  CLOSED,
+);
+export type McpFrontDoorConfig = Static<typeof mcpFrontDoorSchema>;
 
 /** One API-key principal; the shape is shared with `auth.keysFile` and lives beside the key store. */
 export type PrincipalConfig = PrincipalEntry;
 
-export interface ServerConfig {
-  host?: string;
-  port?: number;
-  /** Limits on slow and greedy clients (docs/config.md "server"; defaults in src/http/connection-limits.ts). */
-  headersTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  keepAliveTimeoutMs?: number;
-  connectionTimeoutMs?: number;
-  maxConnectionsPerAddress?: number;
-}
+const serverSchema = Type.Object(
+  {
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    // Limits on slow and greedy clients (docs/config.md "server"; defaults in src/http/connection-limits.ts).
+    headersTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000 })),
+    requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
+    keepAliveTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000 })),
+    connectionTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000 })),
+    maxConnectionsPerAddress: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  },
+  CLOSED,
+);
+export type ServerConfig = Static<typeof serverSchema>;
 
 /** What `/metrics` exports beyond the fixed set. */
-export interface MetricsConfig {
-  /** Label tool-call metrics with the toolId (one series per tool and outcome): off by default. */
-  toolLabels?: boolean;
-}
+const metricsSchema = Type.Object(
+  {
+    /** Label tool-call metrics with the toolId (one series per tool and outcome): off by default. */
+    toolLabels: Type.Optional(Type.Boolean()),
+  },
+  CLOSED,
+);
+export type MetricsConfig = Static<typeof metricsSchema>;
 
-export interface HostConfigFile {
-  server?: ServerConfig;
-  auth?: AuthConfig;
-  events?: EventsConfig;
-  mcp?: McpFrontDoorConfig;
-  metrics?: MetricsConfig;
-  tenants: Record<string, TenantConfig>;
-  principals?: PrincipalConfig[];
-  policy?: PolicyConfig;
-  sources?: {
-    nodePacks?: NodePackConfig[];
-    workflows?: WorkflowConfig[];
-    hostExtensions?: HostExtensionConfig[];
-    mcp?: Record<string, unknown>[];
-    connectors?: Record<string, unknown>[];
-  };
-}
+const sourcesSchema = Type.Object(
+  {
+    nodePacks: Type.Optional(Type.Array(nodePackConfigSchema)),
+    workflows: Type.Optional(Type.Array(workflowConfigSchema)),
+    hostExtensions: Type.Optional(Type.Array(hostExtensionConfigSchema)),
+    mcp: Type.Optional(Type.Array(mcpSourceConfigSchema)),
+    connectors: Type.Optional(Type.Array(connectorSourceConfigSchema)),
+  },
+  CLOSED,
+);
 
-export interface SectionSchemas {
-  mcp: object;
-  connectors: object;
-}
-
-export function configSchema(sections: SectionSchemas): object {
-  return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    title: 'toolhost config',
-    type: 'object',
-    additionalProperties: false,
-    required: ['tenants'],
-    properties: {
-      server: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          host: { type: 'string', minLength: 1 },
-          port: { type: 'integer', minimum: 0, maximum: 65535 },
-          headersTimeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
-          requestTimeoutMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
-          keepAliveTimeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
-          connectionTimeoutMs: { type: 'integer', minimum: 0, maximum: 86_400_000 },
-          maxConnectionsPerAddress: { type: 'integer', minimum: 1, maximum: 1_000_000 },
-        },
-      },
-      tenants: {
-        type: 'object',
-        minProperties: 1,
-        propertyNames: { pattern: TENANT_ID_PATTERN },
-        additionalProperties: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['tools'],
-          properties: {
-            description: { type: 'string' },
-            tools: { type: 'array', items: { type: 'string', pattern: GLOB_PATTERN_SOURCE } },
-            rateLimit: tenantRateLimitSchema,
-            mcpView: { enum: ['standard', 'compact'] },
-          },
-        },
-      },
-      auth: authConfigSchema,
-      events: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['file'],
-        properties: {
-          file: { type: 'string', minLength: 1 },
-          retentionDays: { type: 'number', exclusiveMinimum: 0 },
-          maxEvents: { type: 'integer', minimum: 1 },
-          createIfMissing: { type: 'boolean' },
-          maxStreamsPerPrincipal: { type: 'integer', minimum: 1, maximum: 10_000 },
-        },
-      },
-      mcp: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          enabled: { type: 'boolean' },
-          allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 } },
-          pageSize: { type: 'integer', minimum: 1, maximum: 1000 },
-          sessionIdleMs: { type: 'integer', minimum: 1000 },
-          callTimeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
-          approvalTimeoutMs: { type: 'integer', minimum: 100, maximum: 3_600_000 },
-          maxSessionsPerPrincipal: { type: 'integer', minimum: 1 },
-          maxConcurrentCallsPerPrincipal: { type: 'integer', minimum: 1 },
-          sessionSoftCap: { type: 'integer', minimum: 1 },
-          sessionMinIdleMs: { type: 'integer', minimum: 0 },
-        },
-      },
-      metrics: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { toolLabels: { type: 'boolean' } },
-      },
-      principals: { type: 'array', items: principalEntrySchema },
-      policy: policyConfigSchema,
-      sources: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          nodePacks: { type: 'array', items: nodePackConfigSchema },
-          workflows: { type: 'array', items: workflowConfigSchema },
-          hostExtensions: { type: 'array', items: hostExtensionConfigSchema },
-          mcp: { type: 'array', items: sections.mcp },
-          connectors: { type: 'array', items: sections.connectors },
-        },
-      },
-    },
-  };
-}
+/** The whole config file (`toolhost config-schema` prints it; the repository ships it as toolhost.schema.json). */
+export const hostConfigSchema = Type.Object(
+  {
+    server: Type.Optional(serverSchema),
+    tenants: MapOf(tenantSchema, { minProperties: 1, propertyNames: { pattern: TENANT_ID_PATTERN } }),
+    auth: Type.Optional(authConfigSchema),
+    events: Type.Optional(eventsSchema),
+    mcp: Type.Optional(mcpFrontDoorSchema),
+    metrics: Type.Optional(metricsSchema),
+    principals: Type.Optional(Type.Array(principalEntrySchema)),
+    policy: Type.Optional(policyConfigSchema),
+    sources: Type.Optional(sourcesSchema),
+  },
+  { ...CLOSED, $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'toolhost config' },
+);
+export type HostConfigFile = Static<typeof hostConfigSchema>;

@@ -4,9 +4,9 @@
 // nothing in the invocation layer changes. Config problems of every kind are
 // reported together, each with its place in the file.
 import type { LoadedConfig } from '../config/load.js';
-import { createConnectorSource, type ConnectorSourceConfig } from '../sources/connector/index.js';
+import { createConnectorSource } from '../sources/connector/index.js';
 import { loadHostExtensions } from '../sources/host-extension/index.js';
-import { createMcpSource, type McpSourceConfig } from '../sources/mcp/index.js';
+import { createMcpSource } from '../sources/mcp/index.js';
 import { loadNodePack } from '../sources/node-pack/index.js';
 import type { ToolSource } from '../sources/raw-tool.js';
 import type { SourceContext } from '../sources/source-context.js';
@@ -20,8 +20,8 @@ const LOADERS: readonly SourceLoader[] = [
   ({ config, dir, doc }) => loadEach(config.sources?.nodePacks ?? [], (pack, i) => loadNodePack(pack, dir, placeOf(doc, `/sources/nodePacks/${i}/path`))),
   ({ config, dir }) => nonEmpty(loadWorkflows(config.sources?.workflows ?? [], dir)),
   ({ config, doc }, ctx) => (config.sources?.hostExtensions?.length ? [loadHostExtensions(config.sources.hostExtensions, (i) => placeOf(doc, `/sources/hostExtensions/${i}`), ctx)] : []),
-  ({ config }, ctx) => ((config.sources?.mcp ?? []) as unknown as McpSourceConfig[]).map((c) => createMcpSource(c, ctx)),
-  ({ config }, ctx) => ((config.sources?.connectors ?? []) as unknown as ConnectorSourceConfig[]).map((c) => createConnectorSource(c, ctx)),
+  ({ config }, ctx) => (config.sources?.mcp ?? []).map((c) => createMcpSource(c, ctx)),
+  ({ config }, ctx) => (config.sources?.connectors ?? []).map((c) => createConnectorSource(c, ctx)),
 ];
 
 /** The sources of every configured kind, in the order above; nothing is started yet. */

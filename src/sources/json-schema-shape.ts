@@ -1,16 +1,14 @@
-// Config-side JSON Schema fragments shared by the local sources: what a
-// declared input/output schema must at least look like.
-export const objectSchemaSchema = {
-  type: 'object',
-  description: 'A JSON Schema (2020-12) object',
-} as const;
+// Config-side schema fragments shared by the local sources (TypeBox
+// definitions: JSON Schema and type in one): what a declared input/output
+// schema must at least look like, a tool's scopes, a path entry.
+import { Type, type Static } from '@sinclair/typebox';
+import type { JsonObject } from '../contract/descriptor.js';
+import { AnyObject, CLOSED } from '../util/schema-builders.js';
 
-export const scopesSchema = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 128 }, uniqueItems: true } as const;
+export const objectSchemaSchema = AnyObject<JsonObject>({ description: 'A JSON Schema (2020-12) object' });
+
+export const scopesSchema = Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { uniqueItems: true });
 
 /** A config entry that only names a path (a pack, a workflow file or directory). */
-export const pathEntrySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['path'],
-  properties: { path: { type: 'string', minLength: 1 } },
-} as const;
+export const pathEntrySchema = Type.Object({ path: Type.String({ minLength: 1 }) }, CLOSED);
+export type PathEntry = Static<typeof pathEntrySchema>;

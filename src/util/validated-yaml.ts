@@ -1,6 +1,7 @@
 // Reads a YAML or JSON file and validates it against a JSON Schema, reporting
 // every problem at once as `file:line:col: /json/pointer: what is wrong`
-// (issue 2 item 2). Used for the config file, pack manifests and workflows.
+// (issue 2 item 2). Used for the config file, pack manifests, workflows and the
+// keys file, whose schemas are TypeBox definitions (schema-builders.ts).
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -137,7 +138,9 @@ const compiled = new WeakMap<object, ReturnType<typeof ajv.compile>>();
 export function validateLocated<T>(doc: LocatedDocument, schema: object): T {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    // As plain JSON data: TypeBox marks its schemas with symbol keys (Kind,
+    // OptionalKind); ajv compiles exactly what toolhost.schema.json holds.
+    validate = ajv.compile(JSON.parse(JSON.stringify(schema)) as object);
     compiled.set(schema, validate);
   }
   if (!validate(doc.value)) {

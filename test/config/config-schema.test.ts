@@ -9,14 +9,13 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
-import { configSchema } from '../../src/config/schema.js';
-import { sectionSchemas } from '../../src/config/sections.js';
+import { hostConfigSchema } from '../../src/config/schema.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const shipped = JSON.parse(readFileSync(join(ROOT, 'toolhost.schema.json'), 'utf8')) as object;
 
 test('toolhost.schema.json is the assembled config schema (regenerate: npx toolhost config-schema > toolhost.schema.json)', () => {
-  assert.deepEqual(shipped, JSON.parse(JSON.stringify(configSchema(sectionSchemas))));
+  assert.deepEqual(shipped, JSON.parse(JSON.stringify(hostConfigSchema)));
 });
 
 test('`toolhost config-schema` prints the same schema', async () => {
@@ -31,4 +30,18 @@ test('the shipped schema stands alone: the demo config passes, a misspelt key fa
   const demo = parse(demoText) as Record<string, unknown>;
   assert.ok(validate(demo), JSON.stringify(validate.errors));
   assert.equal(validate({ ...demo, servr: {} }), false);
+});
+
+test('the schema keeps the shapes its error lines rely on: enum, bare const and oneOf, not the anyOf or patternProperties TypeBox writes for unions and records', () => {
+  const found: string[] = [];
+  const walk = (node: unknown, pointer: string): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const n = node as Record<string, unknown>;
+    if ('anyOf' in n) found.push(`${pointer}: anyOf`);
+    if ('patternProperties' in n) found.push(`${pointer}: patternProperties`);
+    if ('const' in n && 'type' in n) found.push(`${pointer}: const with type`);
+    for (const [k, v] of Object.entries(n)) walk(v, `${pointer}/${k}`);
+  };
+  walk(shipped, '');
+  assert.deepEqual(found, [], 'use StringEnum, Const, OneOf and MapOf from src/util/schema-builders.ts');
 });

@@ -1,68 +1,94 @@
 // Config for one entry of `sources.mcp[]`: an MCP server the host reads tools
-// from. The JSON Schema below is the validation the config loader applies; the
-// defaults live in MCP_DEFAULTS and are applied by `withDefaults`.
+// from. Its TypeBox definition below is both the JSON Schema the config loader
+// validates with and the types; the defaults live in MCP_DEFAULTS and are
+// applied by `withDefaults`.
 //
 // Strings in `args`, `env`, `url` and `headers` may hold `${VAR}` references
 // (src/util/env-refs.ts). They are resolved on every connect, never at load
 // time, so a missing variable shows up as a failing source, not a crash.
+import { Type, type Static } from '@sinclair/typebox';
 import { SOURCE_ID_PATTERN } from '../../contract/tool-id.js';
+import { CLOSED, Const, MapOf, OneOf } from '../../util/schema-builders.js';
 
-export interface McpBackoffConfig {
-  /** First reconnect delay in ms (default 500). */
-  initialMs?: number;
-  /** Cap of the exponential reconnect delay in ms (default 30000). */
-  maxMs?: number;
-}
+const ms = (description: string, minimum = 1) => Type.Integer({ minimum, description });
 
-interface McpCommonConfig {
+const backoffSchema = Type.Object(
+  {
+    /** First reconnect delay in ms (default 500). */
+    initialMs: Type.Optional(ms('First reconnect delay (default 500)')),
+    /** Cap of the exponential reconnect delay in ms (default 30000). */
+    maxMs: Type.Optional(ms('Reconnect delay cap (default 30000)')),
+  },
+  CLOSED,
+);
+export type McpBackoffConfig = Static<typeof backoffSchema>;
+
+/** Keys shared by both transports (each branch repeats them, because every object is closed). */
+const commonProperties = {
   /** The server part of every toolId (`mcp:<id>.<tool>`); SOURCE_ID_PATTERN. */
-  id: string;
-  /** Time allowed for spawn/HTTP handshake + `initialize`; also the longest `start()` waits. Default 10000. */
-  connectTimeoutMs?: number;
-  /** Time allowed for each `tools/list` page (and each ping). Default 10000. */
-  pageTimeoutMs?: number;
-  /** Most `tools/list` pages read in one refresh. Default 1000. */
-  maxPages?: number;
-  /** Most tools kept from one server. Default 10000. */
-  maxTools?: number;
-  /** Periodic re-read of the tool list, for servers that never notify; 0 disables. Default 60000. */
-  refreshIntervalMs?: number;
-  /** Quiet time after `notifications/tools/list_changed` before re-reading (bursts collapse). Default 50. */
-  debounceMs?: number;
-  /** Liveness ping interval; 0 disables. Default 15000. */
-  pingIntervalMs?: number;
-  /** Default timeout of a forwarded `tools/call`. Default 60000. */
-  callTimeoutMs?: number;
-  /** Longer descriptions are truncated (in characters). Default 4096. */
-  maxDescriptionLength?: number;
-  /** An input/output schema serializing to more bytes is left out. Default 65536. */
-  maxSchemaBytes?: number;
-  /** An input/output schema nested deeper than this is left out. Default 32. */
-  maxSchemaDepth?: number;
-  backoff?: McpBackoffConfig;
-  /** Keep serving the last good tools while the server is down. Default true. */
-  keepStaleTools?: boolean;
-}
+  id: Type.String({ pattern: SOURCE_ID_PATTERN.source, description: 'Server id: the server part of toolIds, mcp:<id>.<toolName>' }),
+  /** Time allowed for spawn/HTTP handshake + `initialize`; also the longest `start()` waits. */
+  connectTimeoutMs: Type.Optional(ms('Connect + initialize timeout; start() waits at most this long (default 10000)')),
+  /** Time allowed for each `tools/list` page (and each ping). */
+  pageTimeoutMs: Type.Optional(ms('Timeout of each tools/list page and ping (default 10000)')),
+  /** Most `tools/list` pages read in one refresh. */
+  maxPages: Type.Optional(Type.Integer({ minimum: 1, description: 'Most tools/list pages per read (default 1000)' })),
+  /** Most tools kept from one server. */
+  maxTools: Type.Optional(Type.Integer({ minimum: 1, description: 'Most tools kept from the server (default 10000)' })),
+  /** Periodic re-read of the tool list, for servers that never notify; 0 disables. */
+  refreshIntervalMs: Type.Optional(ms('Periodic re-read; 0 disables (default 60000)', 0)),
+  /** Quiet time after `notifications/tools/list_changed` before re-reading (bursts collapse). */
+  debounceMs: Type.Optional(ms('Debounce of list_changed bursts (default 50)', 0)),
+  /** Liveness ping interval; 0 disables. */
+  pingIntervalMs: Type.Optional(ms('Liveness ping interval; 0 disables (default 15000)', 0)),
+  /** Default timeout of a forwarded `tools/call`. */
+  callTimeoutMs: Type.Optional(ms('Default tools/call timeout (default 60000)')),
+  /** Longer descriptions are truncated (in characters). */
+  maxDescriptionLength: Type.Optional(Type.Integer({ minimum: 1, description: 'Descriptions are truncated to this many characters (default 4096)' })),
+  /** An input/output schema serializing to more bytes is left out. */
+  maxSchemaBytes: Type.Optional(Type.Integer({ minimum: 2, description: 'Larger input/output schemas are left out (default 65536)' })),
+  /** An input/output schema nested deeper than this is left out. */
+  maxSchemaDepth: Type.Optional(Type.Integer({ minimum: 1, description: 'Deeper input/output schemas are left out (default 32)' })),
+  backoff: Type.Optional(backoffSchema),
+  /** Keep serving the last good tools while the server is down. */
+  keepStaleTools: Type.Optional(Type.Boolean({ description: 'Serve the last good tools while the server is down (default true)' })),
+};
 
-export interface McpStdioConfig extends McpCommonConfig {
-  transport: 'stdio';
-  /** Executable, spawned without a shell. A relative path with a `/` resolves against the config dir. */
-  command: string;
-  args?: string[];
-  /** Extra environment for the child (besides a minimal PATH/HOME/...); values may hold `${VAR}`. */
-  env?: Record<string, string>;
-  /** Working directory (relative to the config dir). Default: the config dir. */
-  cwd?: string;
-}
+const stdioSchema = Type.Object(
+  {
+    ...commonProperties,
+    transport: Const('stdio'),
+    /** Executable, spawned without a shell. A relative path with a `/` resolves against the config dir. */
+    command: Type.String({ minLength: 1, description: 'Executable, spawned without a shell' }),
+    args: Type.Optional(Type.Array(Type.String(), { description: 'Arguments; may hold ${VAR}' })),
+    /** Extra environment for the child (besides a minimal PATH/HOME/...). */
+    env: Type.Optional(MapOf(Type.String(), { description: 'Extra child environment; values may hold ${VAR}' })),
+    /** Working directory (relative to the config dir). Default: the config dir. */
+    cwd: Type.Optional(Type.String({ minLength: 1, description: 'Working directory, relative to the config file (default: its directory)' })),
+  },
+  CLOSED,
+);
+export type McpStdioConfig = Static<typeof stdioSchema>;
 
-export interface McpHttpConfig extends McpCommonConfig {
-  transport: 'http';
-  /** Streamable HTTP endpoint; falls back to HTTP+SSE when the server answers 4xx. */
-  url: string;
-  headers?: Record<string, string>;
-}
+const httpSchema = Type.Object(
+  {
+    ...commonProperties,
+    transport: Const('http'),
+    /** Streamable HTTP endpoint; falls back to HTTP+SSE when the server answers 4xx. */
+    url: Type.String({ pattern: '^https?://', description: 'Streamable HTTP endpoint (HTTP+SSE fallback); may hold ${VAR}' }),
+    headers: Type.Optional(MapOf(Type.String(), { description: 'Request headers; values may hold ${VAR}' })),
+  },
+  CLOSED,
+);
+export type McpHttpConfig = Static<typeof httpSchema>;
 
-export type McpSourceConfig = McpStdioConfig | McpHttpConfig;
+/** JSON Schema (2020-12) of one `sources.mcp[]` entry. */
+export const mcpSourceConfigSchema = OneOf([stdioSchema, httpSchema], {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'urn:toolhost:config:sources.mcp.item',
+  title: 'MCP server source',
+});
+export type McpSourceConfig = Static<typeof mcpSourceConfigSchema>;
 
 export const MCP_DEFAULTS = {
   connectTimeoutMs: 10_000,
@@ -118,72 +144,3 @@ export function withDefaults(config: McpSourceConfig): ResolvedMcpOptions {
     keepStaleTools: config.keepStaleTools ?? d.keepStaleTools,
   };
 }
-
-const stringMap = {
-  type: 'object',
-  additionalProperties: { type: 'string' },
-} as const;
-
-const ms = (description: string, minimum = 1) => ({ type: 'integer', minimum, description }) as const;
-
-/** Keys shared by both transports (each branch repeats them, because every object is closed). */
-const common = {
-  id: {
-    type: 'string',
-    pattern: SOURCE_ID_PATTERN.source,
-    description: 'Server id: the server part of toolIds, mcp:<id>.<toolName>',
-  },
-  connectTimeoutMs: ms('Connect + initialize timeout; start() waits at most this long (default 10000)'),
-  pageTimeoutMs: ms('Timeout of each tools/list page and ping (default 10000)'),
-  maxPages: { type: 'integer', minimum: 1, description: 'Most tools/list pages per read (default 1000)' },
-  maxTools: { type: 'integer', minimum: 1, description: 'Most tools kept from the server (default 10000)' },
-  refreshIntervalMs: ms('Periodic re-read; 0 disables (default 60000)', 0),
-  debounceMs: ms('Debounce of list_changed bursts (default 50)', 0),
-  pingIntervalMs: ms('Liveness ping interval; 0 disables (default 15000)', 0),
-  callTimeoutMs: ms('Default tools/call timeout (default 60000)'),
-  maxDescriptionLength: { type: 'integer', minimum: 1, description: 'Descriptions are truncated to this many characters (default 4096)' },
-  maxSchemaBytes: { type: 'integer', minimum: 2, description: 'Larger input/output schemas are left out (default 65536)' },
-  maxSchemaDepth: { type: 'integer', minimum: 1, description: 'Deeper input/output schemas are left out (default 32)' },
-  backoff: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      initialMs: ms('First reconnect delay (default 500)'),
-      maxMs: ms('Reconnect delay cap (default 30000)'),
-    },
-  },
-  keepStaleTools: { type: 'boolean', description: 'Serve the last good tools while the server is down (default true)' },
-} as const;
-
-/** JSON Schema (2020-12) of one `sources.mcp[]` entry. */
-export const mcpSourceConfigSchema = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'urn:toolhost:config:sources.mcp.item',
-  title: 'MCP server source',
-  oneOf: [
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['id', 'transport', 'command'],
-      properties: {
-        ...common,
-        transport: { const: 'stdio' },
-        command: { type: 'string', minLength: 1, description: 'Executable, spawned without a shell' },
-        args: { type: 'array', items: { type: 'string' }, description: 'Arguments; may hold ${VAR}' },
-        env: { ...stringMap, description: 'Extra child environment; values may hold ${VAR}' },
-        cwd: { type: 'string', minLength: 1, description: 'Working directory, relative to the config file (default: its directory)' },
-      },
-    },
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['id', 'transport', 'url'],
-      properties: {
-        ...common,
-        transport: { const: 'http' },
-        url: { type: 'string', pattern: '^https?://', description: 'Streamable HTTP endpoint (HTTP+SSE fallback); may hold ${VAR}' },
-        headers: { ...stringMap, description: 'Request headers; values may hold ${VAR}' },
-      },
-    },
-  ],
-} as const;

@@ -5,52 +5,41 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Type, type Static } from '@sinclair/typebox';
 import { NAME_PATTERN, formatToolId } from '../../contract/tool-id.js';
-import type { JsonObject } from '../../contract/descriptor.js';
+import { CLOSED } from '../../util/schema-builders.js';
 import { ConfigError, placeOf, readLocated, validateLocated } from '../../util/validated-yaml.js';
 import { CallAbort, errorResult, resultOf, withDeadline, type DispatchOutcome } from '../call-result.js';
 import type { InvokeContext, RawTool } from '../raw-tool.js';
 import { objectSchemaSchema, pathEntrySchema, scopesSchema } from '../json-schema-shape.js';
 import { StaticSource } from '../static-source.js';
 
-export interface NodePackConfig {
-  /** A pack directory holding `toolpack.yaml`, or the manifest file itself. */
-  path: string;
-}
-
+/** A `sources.nodePacks[]` entry: `path` is a pack directory holding `toolpack.yaml`, or the manifest file itself. */
 export const nodePackConfigSchema = pathEntrySchema;
+export type NodePackConfig = Static<typeof nodePackConfigSchema>;
 
-interface PackManifest {
-  pack: string;
-  handlers: string;
-  tools: { typeId: string; title?: string; description?: string; inputSchema?: JsonObject; outputSchema?: JsonObject; scopes?: string[] }[];
-}
-
-const manifestSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['pack', 'handlers', 'tools'],
-  properties: {
-    pack: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' },
-    handlers: { type: 'string', minLength: 1, description: 'handler module path, relative to the manifest' },
-    tools: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['typeId'],
-        properties: {
-          typeId: { type: 'string', pattern: NAME_PATTERN.source },
-          title: { type: 'string', maxLength: 256 },
-          description: { type: 'string', maxLength: 8192 },
-          inputSchema: objectSchemaSchema,
-          outputSchema: objectSchemaSchema,
-          scopes: scopesSchema,
+/** A pack's `toolpack.yaml`. */
+const manifestSchema = Type.Object(
+  {
+    pack: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
+    handlers: Type.String({ minLength: 1, description: 'handler module path, relative to the manifest' }),
+    tools: Type.Array(
+      Type.Object(
+        {
+          typeId: Type.String({ pattern: NAME_PATTERN.source }),
+          title: Type.Optional(Type.String({ maxLength: 256 })),
+          description: Type.Optional(Type.String({ maxLength: 8192 })),
+          inputSchema: Type.Optional(objectSchemaSchema),
+          outputSchema: Type.Optional(objectSchemaSchema),
+          scopes: Type.Optional(scopesSchema),
         },
-      },
-    },
+        CLOSED,
+      ),
+    ),
   },
-} as const;
+  CLOSED,
+);
+type PackManifest = Static<typeof manifestSchema>;
 
 export type ToolHandler = (args: Record<string, unknown>, context: { signal: AbortSignal; toolId: string }) => unknown;
 

@@ -5,61 +5,44 @@
 // workflow's steps to the host's step runner (InvokeContext.runSteps).
 import { readdirSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
 import { formatToolId, NAME_PATTERN, parseToolId } from '../../contract/tool-id.js';
 import type { JsonObject } from '../../contract/descriptor.js';
+import { AnyObject, CLOSED } from '../../util/schema-builders.js';
 import { ConfigError, placeOf, readLocated, validateLocated } from '../../util/validated-yaml.js';
 import { objectSchemaSchema, pathEntrySchema, scopesSchema } from '../json-schema-shape.js';
 import { errorResult, type DispatchOutcome } from '../call-result.js';
 import type { InvokeContext, RawTool } from '../raw-tool.js';
 import { StaticSource } from '../static-source.js';
 
-export interface WorkflowConfig {
-  /** A workflow file, or a directory whose *.yaml, *.yml and *.json files are workflows. */
-  path: string;
-}
-
+/** A `sources.workflows[]` entry: `path` is a workflow file, or a directory whose *.yaml, *.yml and *.json files are workflows. */
 export const workflowConfigSchema = pathEntrySchema;
+export type WorkflowConfig = Static<typeof workflowConfigSchema>;
 
-export interface WorkflowStep {
-  tool: string;
-  /** Arguments for the step: literal values, or `{ "$input": "name" }` to pass a workflow input through. */
-  with?: JsonObject;
-}
-
-export interface WorkflowDefinition {
-  id: string;
-  title?: string;
-  description?: string;
-  inputSchema?: JsonObject;
-  outputSchema?: JsonObject;
-  scopes?: string[];
-  steps: WorkflowStep[];
-}
-
-const workflowSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'steps'],
-  properties: {
-    id: { type: 'string', pattern: NAME_PATTERN.source },
-    title: { type: 'string', maxLength: 256 },
-    description: { type: 'string', maxLength: 8192 },
-    inputSchema: objectSchemaSchema,
-    outputSchema: objectSchemaSchema,
-    scopes: scopesSchema,
-    steps: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 64,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['tool'],
-        properties: { tool: { type: 'string', minLength: 1 }, with: { type: 'object' } },
-      },
-    },
+const workflowStepSchema = Type.Object(
+  {
+    tool: Type.String({ minLength: 1 }),
+    /** Arguments for the step: literal values, or `{ "$input": "name" }` to pass a workflow input through. */
+    with: Type.Optional(AnyObject<JsonObject>()),
   },
-} as const;
+  CLOSED,
+);
+export type WorkflowStep = Static<typeof workflowStepSchema>;
+
+/** One workflow file. */
+const workflowSchema = Type.Object(
+  {
+    id: Type.String({ pattern: NAME_PATTERN.source }),
+    title: Type.Optional(Type.String({ maxLength: 256 })),
+    description: Type.Optional(Type.String({ maxLength: 8192 })),
+    inputSchema: Type.Optional(objectSchemaSchema),
+    outputSchema: Type.Optional(objectSchemaSchema),
+    scopes: Type.Optional(scopesSchema),
+    steps: Type.Array(workflowStepSchema, { minItems: 1, maxItems: 64 }),
+  },
+  CLOSED,
+);
+export type WorkflowDefinition = Static<typeof workflowSchema>;
 
 const WORKFLOW_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
