@@ -7,8 +7,9 @@ import pino from 'pino';
 import { parse, stringify } from 'yaml';
 import { serve, type RunningServer, type ServeOptions } from '../../src/host/serve.js';
 
-// Not exported: a host started on the demo config as it is would write its
-// event log into the repository (examples/demo/data/); tests use demoConfig().
+// Not exported: a host started on the demo config as it is (by `serve` or by
+// `validate`) writes its event log into the repository (examples/demo/data/);
+// tests use demoConfig().
 const DEMO_CONFIG = new URL('../../examples/demo/toolhost.yaml', import.meta.url).pathname;
 export const ACME_KEY = 'acme-demo-key';
 export const GLOBEX_KEY = 'globex-demo-key';
