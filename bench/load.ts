@@ -28,6 +28,8 @@ export interface LoadJob {
   requests: { path: string; headers?: Record<string, string> }[];
   /** Requests per second over all connections; absent: as fast as the server answers. */
   overallRate?: number;
+  /** Requests in all (at least one per connection): the run ends when they are answered, whatever the duration. */
+  amount?: number;
 }
 
 export interface LoadResult {
@@ -56,9 +58,10 @@ function run(job: LoadJob): Promise<LoadResult> {
         headers: job.headers ?? {},
         requests: job.requests.map((r) => ({ method: 'GET', path: r.path, ...(r.headers ? { headers: r.headers } : {}) })),
         ...(job.overallRate ? { overallRate: job.overallRate } : {}),
+        ...(job.amount ? { amount: job.amount } : {}),
         timeout: 30,
         // autocannon stops only at a sample tick (1 s by default): tick often, so a run lasts what was asked.
-        sampleInt: 100,
+        sampleInt: job.amount ? 5 : 100,
       },
       (err, result) => {
         if (err) return reject(err);

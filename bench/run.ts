@@ -1,7 +1,8 @@
 // `npm run bench`: toolhost against the speed limit of this machine.
 //
 //   npx tsx bench/run.ts            full run (about 10 minutes), writes docs/benchmarks.md
-//   npx tsx bench/run.ts --quick    smoke run (1,000 tools, short loads, no docs), for CI
+//   npx tsx bench/run.ts --quick    short run (1,000 tools, short loads, no docs)
+//   npx tsx bench/run.ts --smoke    every part once on a tiny corpus (figures meaningless), in npm test
 //   options: --tools N  --reps N  --duration S  --build-reps N  --list-changed N
 //            --only SUBSTRING (scenarios)  --no-sweep  --no-audit  --no-docs
 //   BENCH_PROFILE=DIR writes a CPU profile of toolhost per scenario (its measured runs only) to DIR.
@@ -15,7 +16,7 @@
 // Every throughput figure is a ratio to the baseline measured in the same run,
 // toolhost and baseline alternating (T B, B T, ...), medians over repetitions.
 import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -41,17 +42,25 @@ const only = (() => {
   const i = argv.indexOf('--only');
   return i >= 0 ? argv[i + 1] : undefined;
 })();
-const QUICK = flag('quick');
+// --smoke checks that the processes, scenarios and report still work together
+// (test/bench/smoke.test.ts), as fast as they can: 2 requests per connection
+// per scenario, and it measures nothing.
+const SMOKE = flag('smoke');
+const QUICK = flag('quick') || SMOKE;
 const O = {
-  tools: opt('tools', QUICK ? 1000 : 10_000),
+  tools: opt('tools', SMOKE ? 100 : QUICK ? 1000 : 10_000),
   pageSize: opt('page-size', 200),
   reps: opt('reps', QUICK ? 1 : 3),
   duration: opt('duration', QUICK ? 0.3 : 1.5),
   warmup: QUICK ? 0 : 0.5,
   buildReps: opt('build-reps', QUICK ? 1 : 3),
-  refreshes: QUICK ? 2 : 3,
-  listChanged: opt('list-changed', QUICK ? 2 : 7),
-  byIdSample: QUICK ? 200 : 1000,
+  refreshes: SMOKE ? 1 : QUICK ? 2 : 3,
+  listChanged: opt('list-changed', SMOKE ? 1 : QUICK ? 2 : 7),
+  /** Milliseconds between the spaced list_changed rounds (and the transport floor's spaced reads). */
+  changeGapMs: SMOKE ? 0 : QUICK ? 200 : 3000,
+  /** Seconds of the fixed-rate latency run. */
+  latencySeconds: QUICK ? 0.5 : 4,
+  byIdSample: SMOKE ? 40 : QUICK ? 200 : 1000,
   sweep: QUICK || flag('no-sweep') ? [] : [1, 4, 16, 64],
   audit: !QUICK && !flag('no-audit'),
   docs: !QUICK && !flag('no-docs') && !only,
@@ -282,7 +291,8 @@ interface Measured extends LoadResult {
 
 async function measure(url: string, pid: number, s: Scenario, duration: number, overallRate?: number, connections = s.connections): Promise<Measured> {
   const cpu0 = cpuSeconds(pid);
-  const r = await load({ url, connections, duration, requests: s.requests, ...(overallRate ? { overallRate } : {}) });
+  // The smoke run makes a few requests per connection, so that every scenario is answered however loaded the machine.
+  const r = await load({ url, connections, duration, requests: s.requests, ...(overallRate ? { overallRate } : {}), ...(SMOKE ? { amount: connections * 2 } : {}) });
   const cpu = cpuSeconds(pid) - cpu0;
   const wrong = Object.entries(r.statuses).filter(([code]) => Number(code) !== s.expect);
   if (wrong.length > 0 || r.errors > 0) log(`  ${s.name} @ ${url}: unexpected ${JSON.stringify(Object.fromEntries(wrong))}, ${r.errors} errors`);
@@ -448,7 +458,7 @@ async function main(): Promise<void> {
     }
     const saturating = Math.max(median(rows.find((r) => r.scenario === byId)!.host.map((m) => m.rps)), ...sweep.map((x) => x.host));
     const rate = Math.round(saturating / 2);
-    const dur = Math.max(O.duration, QUICK ? 0.5 : 4);
+    const dur = Math.max(O.duration, O.latencySeconds);
     latency = { rate, host: await measure(H.url, H.pid, byId, dur, rate, 16), base: await measure(B.url, B.pid, byId, dur, rate, 16) };
     log(`latency at ${fmt(rate)} req/s: p99 ${fmt(latency.host.p99, 2)} ms (baseline ${fmt(latency.base.p99, 2)} ms)`);
   }
@@ -467,7 +477,7 @@ async function main(): Promise<void> {
     changes.push(await listChanged(host, i + 1));
     if (profileDir && i === Math.min(4, O.listChanged - 1) && i >= 2) await host.child.ask({ type: 'profile-stop', file: join(profileDir, 'list_changed.toolhost.cpuprofile') });
     log(`list_changed ${i + 1}: served after ${fmt(changes[i].servedMs)} ms (rebuild ${fmt(changes[i].buildMs)} ms)`);
-    await new Promise((resolve) => setTimeout(resolve, QUICK ? 200 : 3000));
+    await new Promise((resolve) => setTimeout(resolve, O.changeGapMs));
   }
   for (let i = 0; i < O.listChanged; i++) {
     rapidChanges.push(await listChanged(host, O.listChanged + i + 1));
@@ -479,9 +489,14 @@ async function main(): Promise<void> {
   await host.child.stop();
   // The transport's floor: the same upstream read by a bare client that does nothing with the pages.
   const floorArgs = (gap: number) => ['--import', 'tsx', join(HERE, 'transport-floor.ts'), '--tools', String(O.tools), '--reads', String(O.listChanged), '--gap', String(gap)];
-  const transportFloor = (gap: number) => (JSON.parse(execFileSync(process.execPath, floorArgs(gap), { encoding: 'utf8' })) as { readsMs: number[] }).readsMs;
-  const floorSpaced = transportFloor(QUICK ? 200 : 3000);
-  const floorRapid = transportFloor(200);
+  const transportFloor = (gap: number) =>
+    new Promise<number[]>((resolve, reject) =>
+      execFile(process.execPath, floorArgs(gap), { encoding: 'utf8' }, (err, out) => (err ? reject(err) : resolve((JSON.parse(out) as { readsMs: number[] }).readsMs))),
+    );
+  // One after the other when measuring (together they would share the CPU); the smoke run only needs both to work.
+  const [floorSpaced, floorRapid] = SMOKE
+    ? await Promise.all([transportFloor(O.changeGapMs), transportFloor(200)])
+    : [await transportFloor(O.changeGapMs), await transportFloor(200)];
   log(`transport floor (bare client re-reading every page): ${fmt(median(floorSpaced))} ms spaced, ${fmt(median(floorRapid))} ms back to back`);
 
   // 6. Audit on: the same host, one audit line per request.
@@ -562,7 +577,9 @@ async function main(): Promise<void> {
     `Load average (1 min) during the run: median ${load.median.toFixed(2)}, min ${load.min.toFixed(2)}, max ${load.max.toFixed(2)} (at start: ${machine.loadAtStart}).`,
     `Command: \`${COMMAND}\` (${((Date.now() - started) / 1000).toFixed(0)} s).`,
     `Upstream: ${upstreamDesc}. Tenants see ${fmt(O.tools)}, ${fmt(O.tools / 10)} and 50 tools.`,
-    `Throughput: ${O.reps} alternating rounds of ${O.duration} s per server and scenario (${QUICK ? 0.3 : 2.5} s for bodies over 8 MB), after ${O.warmup} s of warm-up each; medians with (min–max).`,
+    SMOKE
+      ? 'Throughput: a smoke run, 2 requests per connection per server and scenario: the figures mean nothing.'
+      : `Throughput: ${O.reps} alternating rounds of ${O.duration} s per server and scenario (${QUICK ? 0.3 : 2.5} s for bodies over 8 MB), after ${O.warmup} s of warm-up each; medians with (min–max).`,
     '',
     '### Throughput (audit off, rate limits off)',
     '',

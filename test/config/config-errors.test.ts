@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import pino from 'pino';
 import { startHost } from '../../src/host/host.js';
 import { ConfigError } from '../../src/util/validated-yaml.js';
-import { tempDir, writeConfig } from '../helpers/server.js';
+import { demoConfig, tempDir, writeConfig } from '../helpers/server.js';
 
 const KEY_HASH = `sha256:${'a'.repeat(64)}`;
 const silent = pino({ level: 'silent' });
@@ -177,8 +177,8 @@ test('the CLI exits 2 and prints the problems with their places', async () => {
 test('validate prints per-tenant tool counts for the demo', async () => {
   const run = promisify(execFile);
   const cli = new URL('../../src/cli/main.ts', import.meta.url).pathname;
-  const demo = new URL('../../examples/demo/toolhost.yaml', import.meta.url).pathname;
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, 'validate', '--config', demo], { env: { ...process.env, TICKETS_API_TOKEN: 'demo-token', CI: '' } });
+  // A copy: validate starts the host, which opens the config's event log.
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, 'validate', '--config', demoConfig()], { env: { ...process.env, TICKETS_API_TOKEN: 'demo-token', CI: '' } });
   assert.match(stdout, /tenant acme: \d+ tools \(.*node-pack \d+.*\)/);
   assert.match(stdout, /tenant globex: \d+ tools/);
 });

@@ -1,13 +1,16 @@
 // Test helpers: start the real host on an ephemeral loopback port with its
 // log lines captured, and speak HTTP to it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import pino from 'pino';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { serve, type RunningServer, type ServeOptions } from '../../src/host/serve.js';
 
-export const DEMO_CONFIG = new URL('../../examples/demo/toolhost.yaml', import.meta.url).pathname;
+// Not exported: a host started on the demo config as it is (by `serve` or by
+// `validate`) writes its event log into the repository (examples/demo/data/);
+// tests use demoConfig().
+const DEMO_CONFIG = new URL('../../examples/demo/toolhost.yaml', import.meta.url).pathname;
 export const ACME_KEY = 'acme-demo-key';
 export const GLOBEX_KEY = 'globex-demo-key';
 
@@ -49,6 +52,23 @@ export function writeConfig(config: unknown, dir = tempDir(), name = 'toolhost.y
   const file = join(dir, name);
   writeFileSync(file, typeof config === 'string' ? config : stringify(config));
   return file;
+}
+
+/**
+ * The demo config copied into a fresh temp dir, its relative paths made
+ * absolute and its event log in that dir: tests write nothing into the
+ * repository. Returns the copy's path.
+ */
+export function demoConfig(): string {
+  const demoDir = dirname(DEMO_CONFIG);
+  const config = parse(readFileSync(DEMO_CONFIG, 'utf8'));
+  const dir = tempDir();
+  config.events.file = join(dir, 'events.sqlite');
+  for (const p of config.sources.nodePacks) p.path = resolve(demoDir, p.path);
+  for (const w of config.sources.workflows) w.path = resolve(demoDir, w.path);
+  for (const c of config.sources.connectors) c.document = resolve(demoDir, c.document);
+  for (const m of config.sources.mcp) m.cwd = demoDir;
+  return writeConfig(config, dir);
 }
 
 export interface HttpResult {

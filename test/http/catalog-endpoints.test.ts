@@ -2,12 +2,12 @@
 // "The catalog", "The descriptor"; CONTRACT.md endpoint, auth and error rows).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ACME_KEY, DEMO_CONFIG, GLOBEX_KEY, request, startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
+import { ACME_KEY, demoConfig, GLOBEX_KEY, request, startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
 import { errorsOf, validateCapabilitiesV2, validateCompactV1, validateV1, validateV2 } from '../helpers/schemas.js';
 
 let server: TestServer;
 before(async () => {
-  server = await startTestServer(DEMO_CONFIG);
+  server = await startTestServer(demoConfig());
 });
 after(async () => server.close());
 

@@ -4,32 +4,16 @@
 // schemas with `$schema`, `$defs`, `oneOf`, top-level `required` and the
 // rest; the discovery document; error bodies of each host.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { parse } from 'yaml';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import {
   envelopeProblem, errorsOf, validateCapabilitiesV2, validatePublishedCompactV2, validatePublishedV2,
 } from '../helpers/schemas.js';
-import { ACME_KEY, DEMO_CONFIG, GLOBEX_KEY, request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
+import { ACME_KEY, demoConfig, GLOBEX_KEY, request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const FIXTURE = `${root}test/fixtures/mcp-fixture/server.ts`;
 const EVERYTHING = `${root}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
-
-/** The demo config, its paths made absolute and its event log in a temp dir (tests write nothing into the repository). */
-function demoConfigOutsideRepo(): string {
-  const demoDir = dirname(DEMO_CONFIG);
-  const config = parse(readFileSync(DEMO_CONFIG, 'utf8'));
-  const dir = tempDir();
-  config.events.file = join(dir, 'events.sqlite');
-  for (const p of config.sources.nodePacks) p.path = resolve(demoDir, p.path);
-  for (const w of config.sources.workflows) w.path = resolve(demoDir, w.path);
-  for (const c of config.sources.connectors) c.document = resolve(demoDir, c.document);
-  for (const m of config.sources.mcp) m.cwd = demoDir;
-  return writeConfig(config, dir);
-}
 
 /** Checks both views of one caller's catalog, list and by id; returns the compact list. */
 async function checkViews(url: string, key: string): Promise<Record<string, any>[]> {
@@ -70,7 +54,7 @@ async function checkDiscoveryAndErrors(url: string): Promise<void> {
 describe('the demo host', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer(demoConfigOutsideRepo(), { startDeadlineMs: 20_000 });
+    server = await startTestServer(demoConfig(), { startDeadlineMs: 20_000 });
   });
   after(async () => server?.close());
 

@@ -1,0 +1,91 @@
+// `npm run bench -- --smoke`: the whole benchmark (generated upstream,
+// toolhost, baseline, bare fastify, autocannon, build and refresh, transport
+// floor) runs end to end on a tiny catalog, a few requests per connection and
+// scenario, and its report has every row, each well-formed. No figure is asserted: they mean
+// nothing at this size, and the machine is shared. The measuring runs
+// (`--quick`, the full run) are started by hand; see docs/benchmarks.md.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The smoke run's catalog: 100 tools; tenants see all of them, the `crm_*` tenth, and 50. */
+const LISTS = [50, 10, 100].flatMap((n) => ['standard', 'compact'].flatMap((view) => ['identity', 'gzip', 'br'].map((enc) => `GET /tools ${n} ${view} ${enc}`)));
+const SCENARIOS = [
+  'GET /tools/{id} standard',
+  'GET /tools/{id} compact',
+  ...LISTS,
+  'GET /tools 10 If-None-Match (304)',
+  'GET /tools/{id} If-None-Match (304)',
+  'GET /tools without credential (401)',
+  'GET /tools/{id} invisible (404)',
+];
+const TARGETS = [
+  /^GET \/tools\/\{id\}: p99 < 5 ms/,
+  /^cold build, snapshot/,
+  /^cold build including/,
+  /^one-tool refresh in a 100-tool catalog/,
+  /^… the same rebuild inside the running host/,
+  /^… then the 3 tenants' list bodies again/,
+  /^list_changed to served/,
+  /^… changes 200 ms apart/,
+  /^… the transport's floor/,
+  /^RSS, all tools loaded/,
+  /^… and every per-tool body compressed too/,
+  /^… after 2 list_changed refreshes/,
+];
+
+/** The rows of the markdown table under `heading`, as cells. */
+function tableUnder(report: string, heading: string): string[][] {
+  const lines = report.split('\n');
+  const at = lines.indexOf(heading);
+  assert.ok(at >= 0, `no "${heading}" in the report`);
+  const table = lines.slice(at + 2).filter((_, i, all) => all.slice(0, i + 1).every((l) => l.startsWith('|')));
+  assert.ok(table.length >= 2, `"${heading}": no table`);
+  assert.match(table[1], /^\| ---( \| ---)* \|$/);
+  return table.slice(2).map((row) => row.slice(2, -2).split(' | '));
+}
+
+const COUNT = /^[\d,]+$/;
+// Every connection makes its requests, however loaded the machine: a rate of 0 means nothing was answered.
+const MEDIAN_RANGE = /^[1-9][\d,]* \([1-9][\d,]*–[1-9][\d,]*\)$/;
+// A CPU ratio of runs this short may divide by zero (CPU time is read in 10 ms ticks): n/a is well-formed.
+const RATIO = /^(n\/a|[\d,]+\.\d\d) \((n\/a|[\d,]+\.\d\d)–(n\/a|[\d,]+\.\d\d)\)$|^n\/a$/;
+
+test('npm run bench -- --smoke runs every part and reports every row, well-formed', { timeout: 180_000 }, async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 0, `bench failed:\n${stderr.slice(-4000)}`);
+  // Every scenario answered with the status it expects, without errors (the bench logs anything else).
+  assert.doesNotMatch(stderr, /unexpected \{/);
+  assert.doesNotMatch(stdout, /NaN|undefined/);
+
+  const throughput = tableUnder(stdout, '### Throughput (audit off, rate limits off)');
+  assert.deepEqual(throughput.map((r) => r[0]), SCENARIOS);
+  for (const [name, conns, host, base, ratio, cpuRatio, floorRatio, target, verdict] of throughput) {
+    assert.match(conns, COUNT, name);
+    assert.match(host, MEDIAN_RANGE, `${name}: toolhost req/s`);
+    assert.match(base, MEDIAN_RANGE, `${name}: baseline req/s`);
+    assert.match(ratio, RATIO, `${name}: ratio`);
+    assert.match(cpuRatio, RATIO, `${name}: CPU ratio`);
+    // Bare fastify serves the small answers only.
+    if (/\((304|401|404)\)|\{id\}/.test(name)) assert.match(floorRatio, RATIO, `${name}: bare fastify ratio`);
+    else assert.equal(floorRatio, '—', name);
+    assert.match(target, /^(—|≥ 0\.\d+)$/, `${name}: target`);
+    assert.match(verdict, target === '—' ? /^$/ : /^(met|\*\*missed\*\*)$/, `${name}: verdict`);
+  }
+
+  const targets = tableUnder(stdout, '### Latency, build, refresh, memory');
+  assert.equal(targets.length, TARGETS.length, targets.map((r) => r[0]).join('\n'));
+  targets.forEach((row, i) => {
+    assert.equal(row.length, 3, row.join(' | '));
+    assert.match(row[0], TARGETS[i]);
+    assert.match(row[1], /\d/, `${row[0]}: no figure`);
+  });
+});
