@@ -5,8 +5,6 @@ import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import { principalKey, type AuthOutcome, type Principal } from './principal.js';
 import type { PrincipalEntry } from './principal-entry.js';
 
-export const KEY_HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
-
 /** One API-key principal as written in the config and in `auth.keysFile`; defined in principal-entry.ts. */
 export type { PrincipalEntry };
 

@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { GLOB_PATTERN_SOURCE } from '../contract/glob.js';
 import { CLOSED, MapOf, StringEnum } from '../util/schema-builders.js';
 import { policyConfigSchema } from '../classify/policy.js';
+import { TENANT_ID_PATTERN } from '../contract/identifiers.js';
 import { principalEntrySchema, type PrincipalEntry } from '../auth/principal-entry.js';
 import { authConfigSchema, tenantRateLimitSchema } from '../auth/config.js';
 import { nodePackConfigSchema } from '../sources/node-pack/index.js';
@@ -15,7 +16,6 @@ import { hostExtensionConfigSchema } from '../sources/host-extension/index.js';
 import { mcpSourceConfigSchema } from '../sources/mcp/config-schema.js';
 import { connectorSourceConfigSchema } from '../sources/connector/config-schema.js';
 
-export const TENANT_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
 
 const tenantSchema = Type.Object(
   {

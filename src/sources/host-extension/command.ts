@@ -8,7 +8,7 @@ import { resolveEnvRefsInRecord } from '../../util/env-refs.js';
 import { CallAbort, errorResult, withDeadline, type DispatchOutcome } from '../call-result.js';
 import type { InvokeContext } from '../raw-tool.js';
 import type { SourceContext } from '../source-context.js';
-import type { HostExtensionConfig } from './index.js';
+import type { HostExtensionConfig } from './config-schema.js';
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1_048_576;

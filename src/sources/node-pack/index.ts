@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Type, type Static } from '@sinclair/typebox';
-import { NAME_PATTERN, formatToolId } from '../../contract/tool-id.js';
+import { NAME_PATTERN, SOURCE_ID_PATTERN, formatToolId } from '../../contract/tool-id.js';
 import { CLOSED } from '../../util/schema-builders.js';
 import { ConfigError, placeOf, readLocated, validateLocated } from '../../util/validated-yaml.js';
 import { CallAbort, errorResult, resultOf, withDeadline, type DispatchOutcome } from '../call-result.js';
@@ -21,7 +21,7 @@ export type NodePackConfig = Static<typeof nodePackConfigSchema>;
 /** A pack's `toolpack.yaml`. */
 const manifestSchema = Type.Object(
   {
-    pack: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
+    pack: Type.String({ pattern: SOURCE_ID_PATTERN.source }),
     handlers: Type.String({ minLength: 1, description: 'handler module path, relative to the manifest' }),
     tools: Type.Array(
       Type.Object(
