@@ -20,6 +20,16 @@ export interface TenantConfig {
   rateLimit?: RateLimitSetting;
   /** Input schemas this tenant's MCP sessions get by default: `standard` (default) or `compact`. */
   mcpView?: 'standard' | 'compact';
+  /** What this tenant's MCP sessions list by default: every tool (`tools`, default) or the two search tools (`search`). */
+  mcpMode?: 'tools' | 'search';
+}
+
+/** Tool search (GET /tool-search, the MCP search mode). */
+export interface SearchConfig {
+  /** Synonym groups added to the built-in ones: each word of a group stands for the others in a query. */
+  synonyms?: string[][];
+  /** Search indexes kept at most (one per distinct visible set; least recently searched dropped first). */
+  maxIndexes?: number;
 }
 
 /** The tool-session event log; tool sessions are recorded (and advertised) only when it is configured. */
@@ -73,6 +83,7 @@ export interface HostConfigFile {
   events?: EventsConfig;
   mcp?: McpFrontDoorConfig;
   metrics?: MetricsConfig;
+  search?: SearchConfig;
   tenants: Record<string, TenantConfig>;
   principals?: PrincipalConfig[];
   policy?: PolicyConfig;
@@ -124,6 +135,7 @@ export function configSchema(sections: SectionSchemas): object {
             tools: { type: 'array', items: { type: 'string', pattern: GLOB_PATTERN_SOURCE } },
             rateLimit: tenantRateLimitSchema,
             mcpView: { enum: ['standard', 'compact'] },
+            mcpMode: { enum: ['tools', 'search'] },
           },
         },
       },
@@ -160,6 +172,14 @@ export function configSchema(sections: SectionSchemas): object {
         type: 'object',
         additionalProperties: false,
         properties: { toolLabels: { type: 'boolean' } },
+      },
+      search: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          synonyms: { type: 'array', maxItems: 1000, items: { type: 'array', minItems: 2, maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 64 } } },
+          maxIndexes: { type: 'integer', minimum: 1, maximum: 1024 },
+        },
       },
       principals: { type: 'array', items: principalEntrySchema },
       policy: policyConfigSchema,

@@ -53,6 +53,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       connectionLimits: connectionLimits(host.loaded.config),
       eventRoutes: { maxStreamsPerPrincipal: host.loaded.config.events?.maxStreamsPerPrincipal },
       tracing: host.tracing,
+      search: host.search,
     });
     const mcpConfig = host.loaded.config.mcp ?? {};
     if (mcpConfig.enabled ?? true) {
