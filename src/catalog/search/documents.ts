@@ -12,6 +12,8 @@ export type SearchField = (typeof SEARCH_FIELDS)[number];
 export type SearchDocument = { id: string } & Record<SearchField, string>;
 
 const MAX_FIELD_CHARS = 2000;
+/** The opening of a description says what the tool does; the rest is mostly usage notes shared by many tools. */
+const MAX_DESCRIPTION_CHARS = 300;
 const MAX_PARAM_DESCRIPTION_CHARS = 200;
 const MAX_PARAMS = 64;
 const MAX_KEYWORDS = 32;
@@ -51,7 +53,7 @@ export function searchDocument(entry: ToolEntry): SearchDocument {
     id: d.toolId,
     name: d.toolId,
     title: cut(d.title ?? ''),
-    description: cut((d.description ?? '').replace(LINK, ' ')),
+    description: cut((d.description ?? '').replace(LINK, ' '), MAX_DESCRIPTION_CHARS),
     params: cut(names.join(' ')),
     paramText: cut(texts.join(' ').replace(LINK, ' ')),
     keywords: cut(keywords.join(' ')),

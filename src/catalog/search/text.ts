@@ -49,6 +49,17 @@ export const DEFAULT_SYNONYMS: readonly (readonly string[])[] = [
   ['notification', 'alert', 'inbox'],
   ['move', 'transfer', 'relocate'],
   ['size', 'length', 'count'],
+  ['authenticated', 'my', 'me', 'i', 'mine', 'logged', 'login', 'whoami'],
+  ['list', 'which', 'exist'],
+  ['delete', 'rid'],
+  ['fork', 'copy'],
+  ['contributor', 'contribute', 'contributed'],
+  ['star', 'stargazer', 'starred'],
+  ['watch', 'watcher', 'subscription', 'subscribe'],
+  ['limit', 'quota', 'left', 'remaining'],
+  ['referrer', 'refer', 'referral'],
+  ['collaborator', 'teammate', 'access'],
+  ['reviewer', 'review'],
 ];
 
 /** Splits text into lower-case words: at non-alphanumerics, camelCase boundaries and letter/digit changes. */
@@ -127,11 +138,16 @@ export interface QueryTerms {
   expansions: string[];
 }
 
-/** A query's terms (as the index holds them) and their synonym expansions. */
+/**
+ * A query's terms (as the index holds them) and their synonym expansions. A
+ * stopword with synonyms ("my" for "authenticated") is not a term itself but
+ * still brings its synonyms.
+ */
 export function queryTerms(query: string, synonyms: Synonyms): QueryTerms {
-  const terms = [...new Set(words(query).flatMap((w) => indexTerm(w) ?? []))];
+  const all = words(query);
+  const terms = [...new Set(all.flatMap((w) => indexTerm(w) ?? []))];
   const own = new Set(terms);
   const expansions = new Set<string>();
-  for (const t of terms) for (const s of synonyms.of(t)) if (!own.has(s)) expansions.add(s);
+  for (const t of [...terms, ...all.filter((w) => STOPWORDS.has(w))]) for (const s of synonyms.of(t)) if (!own.has(s)) expansions.add(s);
   return { terms, expansions: [...expansions] };
 }

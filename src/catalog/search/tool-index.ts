@@ -42,7 +42,7 @@ export interface SearchAnswer {
 }
 
 /** Field weights: a word in the toolId or title says more about the tool than one in a parameter's description. */
-const FIELD_BOOSTS: Record<SearchField, number> = { name: 2, title: 2, description: 1, params: 0.6, paramText: 0.3, keywords: 1.5 };
+const FIELD_BOOSTS: Record<SearchField, number> = { name: 2, title: 4, description: 1, params: 0.4, paramText: 0.2, keywords: 1 };
 /** A synonym's match counts less than the word itself. */
 const SYNONYM_WEIGHT = 0.5;
 const TIER_RANK = new Map<SafetyTier, number>(SAFETY_TIERS.map((t, i) => [t, i]));
