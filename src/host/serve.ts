@@ -71,6 +71,8 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
           minIdleMs: mcpConfig.sessionMinIdleMs,
         },
         compactTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpView === 'compact').map(([id]) => id)),
+        search: host.search,
+        searchTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpMode === 'search').map(([id]) => id)),
         tracing: host.tracing,
       });
       host.metrics.gaugeSource('mcpSessions', frontDoor.sessionCount);
