@@ -22,6 +22,9 @@ import { createMetrics } from '../src/observability/metrics.js';
 import { MCP_DEFAULTS } from '../src/sources/mcp/index.js';
 import { ToolCollector } from '../src/sources/mcp/tool-filter.js';
 import type { RawTool, ToolSource } from '../src/sources/raw-tool.js';
+import { SEARCH_MODE_TOOLS, searchTools } from '../src/mcp/search-mode.js';
+import { toMcpTool } from '../src/mcp/tool-listing.js';
+import type { Principal } from '../src/auth/principal.js';
 import { startBenchHost } from './search-catalogs.js';
 import { DOMAINS, makeTools } from './tools.js';
 
@@ -49,7 +52,18 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
-async function quality(): Promise<{ results: Quality[]; catalogTools: number; latency: { p50: number; p95: number } }> {
+/** What an agent reads, in bytes and in tokens estimated at 4 bytes a token (JSON text of English and identifiers). */
+interface TokenFigures {
+  listStandardBytes: number;
+  listCompactBytes: number;
+  searchModeListBytes: number;
+  /** Mean search_tools answer (limit 5) over the tasks. */
+  searchAnswerBytes: number;
+}
+
+const tokens = (bytes: number): number => Math.round(bytes / 4);
+
+async function quality(): Promise<{ results: Quality[]; catalogTools: number; latency: { p50: number; p95: number }; tokenFigures: TokenFigures }> {
   const host = await startBenchHost();
   try {
     const ids = new Set(host.store.current().entries.map((e) => e.tool.descriptor.toolId));
@@ -75,7 +89,19 @@ async function quality(): Promise<{ results: Quality[]; catalogTools: number; la
       results.push({ file, tasks: n, recallAt1: round(at1 / n), recallAt5: round(at5 / n), mrr: round(rr / n) });
     }
     times.sort((a, b) => a - b);
-    return { results, catalogTools: ids.size, latency: { p50: round(percentile(times, 0.5)), p95: round(percentile(times, 0.95)) } };
+    const snapshot = host.store.current();
+    const view = snapshot.viewFor(caller);
+    const listBytes = (compact: boolean): number => Buffer.byteLength(JSON.stringify({ tools: view.entries.map((e) => toMcpTool(e, view.mcpNames.byToolId.get(e.tool.descriptor.toolId)!, compact)) }));
+    const principal = { ...caller, id: 'bench', kind: 'api-key' } as unknown as Principal;
+    const allTasks = readdirSync(TASK_DIR).filter((f) => f.endsWith('.json')).flatMap((f) => (JSON.parse(readFileSync(join(TASK_DIR, f), 'utf8')) as TaskFile).tasks);
+    const answerBytes = allTasks.map((t) => Buffer.byteLength(JSON.stringify(searchTools(host.search, snapshot, principal, { query: t.task, limit: 5 }))));
+    const tokenFigures: TokenFigures = {
+      listStandardBytes: listBytes(false),
+      listCompactBytes: listBytes(true),
+      searchModeListBytes: Buffer.byteLength(JSON.stringify({ tools: SEARCH_MODE_TOOLS })),
+      searchAnswerBytes: Math.round(answerBytes.reduce((a, b) => a + b, 0) / answerBytes.length),
+    };
+    return { results, catalogTools: ids.size, latency: { p50: round(percentile(times, 0.5)), p95: round(percentile(times, 0.95)) }, tokenFigures };
   } finally {
     await host.stop();
   }
@@ -137,7 +163,13 @@ const weighted = (k: 'recallAt1' | 'recallAt5' | 'mrr'): number => round(q.resul
 console.log(`| task set | tasks | recall@1 | recall@5 | MRR |\n| --- | --- | --- | --- | --- |`);
 for (const r of q.results) console.log(`| ${r.file} | ${r.tasks} | ${r.recallAt1} | ${r.recallAt5} | ${r.mrr} |`);
 console.log(`| all | ${all} | ${weighted('recallAt1')} | ${weighted('recallAt5')} | ${weighted('mrr')} |`);
+const tf = q.tokenFigures;
+console.log(`\n| what the agent reads (${q.catalogTools} tools) | bytes | tokens (≈ bytes / 4) |\n| --- | --- | --- |`);
+console.log(`| tools/list, standard profile (every page) | ${tf.listStandardBytes} | ${tokens(tf.listStandardBytes)} |`);
+console.log(`| tools/list, compact profile (every page) | ${tf.listCompactBytes} | ${tokens(tf.listCompactBytes)} |`);
+console.log(`| tools/list, search mode | ${tf.searchModeListBytes} | ${tokens(tf.searchModeListBytes)} |`);
+console.log(`| one search_tools answer, limit 5 (mean) | ${tf.searchAnswerBytes} | ${tokens(tf.searchAnswerBytes)} |`);
 console.log(`\nreal catalogs (${q.catalogTools} tools): search p50 ${q.latency.p50} ms, p95 ${q.latency.p95} ms`);
 console.log(`generated corpus (${lat.tools} tools): index build ${lat.buildMs} ms, heap ${lat.heapMb} MB, search p50 ${lat.p50} ms, p95 ${lat.p95} ms; one-tool refresh ${lat.refreshMs} ms (rebuild and index update)`);
-console.log(JSON.stringify({ quality: q.results, all: { tasks: all, recallAt1: weighted('recallAt1'), recallAt5: weighted('recallAt5'), mrr: weighted('mrr') }, realLatency: q.latency, latency10k: lat }));
+console.log(JSON.stringify({ quality: q.results, all: { tasks: all, recallAt1: weighted('recallAt1'), recallAt5: weighted('recallAt5'), mrr: weighted('mrr') }, realLatency: q.latency, latency10k: lat, tokenFigures: tf }));
 process.exit(0);
