@@ -103,10 +103,30 @@ export function stem(word: string): string {
   return w;
 }
 
+/**
+ * Abbreviations that are the same word as their long form: both stand for
+ * one term in the index and in queries (API identifiers abbreviate what
+ * titles and users spell out).
+ */
+const ABBREVIATIONS: Readonly<Record<string, string>> = {
+  repo: 'repository',
+  org: 'organization',
+  dir: 'directory',
+  env: 'environment',
+  config: 'configuration',
+  info: 'information',
+  auth: 'authentication',
+  pr: 'pull',
+  msg: 'message',
+  desc: 'description',
+};
+const SAME_WORD = new Map(Object.entries(ABBREVIATIONS).map(([short, long]) => [stem(short), stem(long)]));
+
 /** What the index stores for one word of tool text; undefined for a stopword. */
 export function indexTerm(word: string): string | undefined {
   if (STOPWORDS.has(word)) return undefined;
-  return stem(word);
+  const stemmed = stem(word);
+  return SAME_WORD.get(stemmed) ?? stemmed;
 }
 
 /** Synonyms by stem: each stem maps to the stems of every group it is in (itself excluded). */
@@ -115,7 +135,7 @@ export class Synonyms {
 
   constructor(groups: readonly (readonly string[])[]) {
     for (const group of groups) {
-      const stems = [...new Set(group.flatMap((g) => words(g)).map(stem))];
+      const stems = [...new Set(group.flatMap((g) => words(g)).map((w) => indexTerm(w) ?? stem(w)))];
       for (const s of stems) {
         let set = this.byStem.get(s);
         if (set === undefined) this.byStem.set(s, (set = new Set()));
@@ -136,6 +156,8 @@ export interface QueryTerms {
   terms: string[];
   /** Terms added by synonym groups (none of them a query term). */
   expansions: string[];
+  /** For each term and expansion, the query words it stands for (a stopword with synonyms counts as a word). */
+  origins: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -148,6 +170,15 @@ export function queryTerms(query: string, synonyms: Synonyms): QueryTerms {
   const terms = [...new Set(all.flatMap((w) => indexTerm(w) ?? []))];
   const own = new Set(terms);
   const expansions = new Set<string>();
-  for (const t of [...terms, ...all.filter((w) => STOPWORDS.has(w))]) for (const s of synonyms.of(t)) if (!own.has(s)) expansions.add(s);
-  return { terms, expansions: [...expansions] };
+  const origins = new Map<string, string[]>(terms.map((t) => [t, [t]]));
+  for (const t of [...terms, ...all.filter((w) => STOPWORDS.has(w))]) {
+    for (const s of synonyms.of(t)) {
+      if (own.has(s)) continue;
+      expansions.add(s);
+      const from = origins.get(s);
+      if (from === undefined) origins.set(s, [t]);
+      else if (!from.includes(t)) from.push(t);
+    }
+  }
+  return { terms, expansions: [...expansions], origins };
 }

@@ -107,7 +107,7 @@ export class ToolSearchIndex {
   }
 
   search(query: string, limit: number, filter: SearchFilter = {}): SearchAnswer {
-    const { terms, expansions } = queryTerms(query, this.synonyms);
+    const { terms, expansions, origins } = queryTerms(query, this.synonyms);
     if (terms.length === 0) return { hits: [], total: 0 };
     const own = new Set(terms);
     const maxRank = filter.maxTier === undefined ? undefined : TIER_RANK.get(filter.maxTier)!;
@@ -125,10 +125,14 @@ export class ToolSearchIndex {
       tokenize: (t) => [t],
       processTerm: (t) => t,
       boost: FIELD_BOOSTS,
+      bm25: { k: 1.2, b: 0.9, d: 0.5 },
       boostTerm: (t) => (own.has(t) ? 1 : SYNONYM_WEIGHT),
       ...(filtered ? { filter: (r: MiniResult) => accepts(r.id as string) } : {}),
     });
-    const ranked = results.map((r) => ({ id: r.id as string, score: Math.round(r.score * 1e4) / 1e4 }));
+    // MiniSearch multiplies a score by the number of query terms matched; count query words instead, so a
+    // tool matching three synonyms of one word does not outrank one matching two different words.
+    const covered = (matched: readonly string[]): number => new Set(matched.flatMap((t) => origins.get(t) ?? [t])).size;
+    const ranked = results.map((r) => ({ id: r.id as string, score: Math.round(((r.score / Math.max(1, r.queryTerms.length)) * covered(r.queryTerms) ** 2) * 1e4) / 1e4 }));
     // Ties in toolId order, so equal content gives equal answers whatever order the tools were indexed in.
     ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const hits = ranked.slice(0, limit).map((r) => ({ entry: this.indexed.get(r.id)!.entry, score: r.score }));
