@@ -43,6 +43,7 @@ export interface SearchAnswer {
 
 /** Field weights: a word in the toolId or title says more about the tool than one in a parameter's description. */
 const FIELD_BOOSTS: Record<SearchField, number> = { name: 2, title: 4, description: 1, params: 0.4, paramText: 0.2, keywords: 1 };
+const SYNONYM_FIELDS: SearchField[] = ['name', 'title'];
 /** A synonym's match counts less than the word itself. */
 const SYNONYM_WEIGHT = 0.5;
 const TIER_RANK = new Map<SafetyTier, number>(SAFETY_TIERS.map((t, i) => [t, i]));
@@ -120,7 +121,9 @@ export class ToolSearchIndex {
       );
     };
     const filtered = filter.source !== undefined || filter.safetyTier !== undefined || maxRank !== undefined;
-    const anyTerm: Query = { combineWith: 'OR', queries: [...terms, ...expansions] };
+    // Synonyms are looked for in the toolId and title only: that is where a tool names its action and object,
+    // and it keeps common expansions from scanning every description.
+    const anyTerm: Query = { combineWith: 'OR', queries: [{ combineWith: 'OR', queries: terms }, ...(expansions.length > 0 ? [{ combineWith: 'OR', queries: expansions, fields: SYNONYM_FIELDS } as Query] : [])] };
     const results: MiniResult[] = this.mini.search(anyTerm, {
       tokenize: (t) => [t],
       processTerm: (t) => t,
