@@ -12,7 +12,7 @@ let server: TestServer;
 let world: SearchWorld;
 
 before(async () => {
-  world = writeSearchWorld();
+  world = writeSearchWorld({ search: { synonyms: [['ledger', 'bookkeeping']] } });
   server = await startTestServer(world.configFile);
 });
 after(async () => server?.close());
@@ -47,6 +47,15 @@ test('ranking: the tool that does what was asked comes first', async () => {
     for (let i = 1; i < body.results.length; i++) assert.ok(body.results[i - 1].score >= body.results[i].score, 'best first');
     assert.ok(body.total >= body.results.length);
   }
+});
+
+test('synonyms from the config extend the built-in ones', async () => {
+  const body = await search(ACME, 'q=bookkeeping&limit=5');
+  // Synonyms are looked for in the toolId and title: "Close the ledger", not listInvoices' description.
+  assert.deepEqual(body.results.map((r: any) => r.toolId), ['connector:private.closeLedger']);
+  assert.equal(body.total, 1);
+  const deleting = await search(ACME, 'q=remove%20the%20archive&limit=1');
+  assert.equal(deleting.results[0].toolId, 'x-host-acme-wipe', 'built in: remove finds what deletes');
 });
 
 test('filters: source, safetyTier and maxTier narrow the results', async () => {
