@@ -113,7 +113,7 @@ function syntheticQueries(): string[] {
   return DOMAINS.flatMap((d, i) => [`${asks[i]} in ${d}`, `${asks[(i + 3) % asks.length]} for ${d}`]);
 }
 
-function latencyAt10k(): { tools: number; buildMs: number; heapMb: number; p50: number; p95: number; refreshMs: number } {
+async function latencyAt10k(): Promise<{ tools: number; buildMs: number; heapMb: number; p50: number; p95: number; refreshMs: number }> {
   const total = 10_000;
   const collector = new ToolCollector('bench', MCP_DEFAULTS, undefined);
   JSON.parse(JSON.stringify(makeTools(total))).forEach((t: unknown, i: number) => collector.add(t, i));
@@ -150,14 +150,16 @@ function latencyAt10k(): { tools: number; buildMs: number; heapMb: number; p50: 
   const changed = [...list];
   changed[17] = { ...changed[17], description: `${changed[17].description} Changed.` };
   list = changed;
+  const before = store.current();
   const t1 = performance.now();
-  (store as unknown as { rebuild(strict: boolean): unknown }).rebuild(false);
+  store.scheduleRebuild();
+  while (store.current() === before) await new Promise((r) => setImmediate(r));
   const refreshMs = performance.now() - t1;
   return { tools: total, buildMs: round(buildMs, 0), heapMb: round(heapMb, 1), p50: round(percentile(times, 0.5)), p95: round(percentile(times, 0.95)), refreshMs: round(refreshMs, 0) };
 }
 
 const q = await quality();
-const lat = latencyAt10k();
+const lat = await latencyAt10k();
 const all = q.results.reduce((a, r) => a + r.tasks, 0);
 const weighted = (k: 'recallAt1' | 'recallAt5' | 'mrr'): number => round(q.results.reduce((a, r) => a + r[k] * r.tasks, 0) / all);
 console.log(`| task set | tasks | recall@1 | recall@5 | MRR |\n| --- | --- | --- | --- | --- |`);
