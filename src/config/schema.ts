@@ -16,7 +16,6 @@ import { hostExtensionConfigSchema } from '../sources/host-extension/index.js';
 import { mcpSourceConfigSchema } from '../sources/mcp/config-schema.js';
 import { connectorSourceConfigSchema } from '../sources/connector/config-schema.js';
 
-
 const tenantSchema = Type.Object(
   {
     description: Type.Optional(Type.String()),
@@ -26,10 +25,24 @@ const tenantSchema = Type.Object(
     rateLimit: Type.Optional(tenantRateLimitSchema),
     /** Input schemas this tenant's MCP sessions get by default: `standard` (default) or `compact`. */
     mcpView: Type.Optional(StringEnum(['standard', 'compact'])),
+    /** What this tenant's MCP sessions list by default: every tool (`tools`, default) or the two search tools (`search`). */
+    mcpMode: Type.Optional(StringEnum(['tools', 'search'])),
   },
   CLOSED,
 );
 export type TenantConfig = Static<typeof tenantSchema>;
+
+/** Tool search (GET /tool-search, the MCP search mode). */
+const searchSchema = Type.Object(
+  {
+    /** Synonym groups added to the built-in ones: each word of a group stands for the others in a query. */
+    synonyms: Type.Optional(Type.Array(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 2, maxItems: 50 }), { maxItems: 1000 })),
+    /** Search indexes kept at most (one per distinct visible set; least recently searched dropped first). */
+    maxIndexes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+  },
+  CLOSED,
+);
+export type SearchConfig = Static<typeof searchSchema>;
 
 /** The tool-session event log; tool sessions are recorded (and advertised) only when it is configured. */
 const eventsSchema = Type.Object(
@@ -112,6 +125,7 @@ export const hostConfigSchema = Type.Object(
     events: Type.Optional(eventsSchema),
     mcp: Type.Optional(mcpFrontDoorSchema),
     metrics: Type.Optional(metricsSchema),
+    search: Type.Optional(searchSchema),
     principals: Type.Optional(Type.Array(principalEntrySchema)),
     policy: Type.Optional(policyConfigSchema),
     sources: Type.Optional(sourcesSchema),

@@ -12,6 +12,7 @@ import pino, { type Logger } from 'pino';
 import type { ApiKeyStore } from '../auth/api-keys.js';
 import type { HostAuthenticator } from '../auth/authenticator.js';
 import { setUpAuth, type AuthRuntime } from '../auth/setup.js';
+import { CatalogSearch } from '../catalog/search/catalog-search.js';
 import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
 import { compileTenant, type TenantPolicy } from '../catalog/visibility.js';
 import { Policy } from '../classify/policy.js';
@@ -49,6 +50,8 @@ export interface Host {
   /** OpenTelemetry tracing; does nothing unless OTEL_* (or a test's exporter) turned it on. */
   tracing: Tracing;
   store: CatalogStore;
+  /** Tool search over each caller's view, kept up to date on every swap. */
+  search: CatalogSearch;
   authenticator: HostAuthenticator;
   apiKeys: ApiKeyStore;
   /** The whole auth layer: JWT verifier, keys-file reloader, rate limiter, audit switch. */
@@ -149,6 +152,9 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     },
   });
 
+  const search = new CatalogSearch(store, { synonyms: config.search?.synonyms, maxIndexes: config.search?.maxIndexes });
+  parts.add(() => search.close());
+
   const deadline = options.startDeadlineMs ?? 10_000;
   // Registered before starting: a source half-way through its start (a child spawned, no answer yet) is stopped too.
   parts.add(() => Promise.all(sources.list.map((s) => s.stop())));
@@ -183,6 +189,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     metrics,
     tracing,
     store,
+    search,
     authenticator: auth.authenticator,
     apiKeys: auth.apiKeys,
     auth,

@@ -53,6 +53,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       connectionLimits: connectionLimits(host.loaded.config),
       eventRoutes: { maxStreamsPerPrincipal: host.loaded.config.events?.maxStreamsPerPrincipal },
       tracing: host.tracing,
+      search: host.search,
     });
     const mcpConfig = host.loaded.config.mcp ?? {};
     if (mcpConfig.enabled ?? true) {
@@ -70,6 +71,8 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
           minIdleMs: mcpConfig.sessionMinIdleMs,
         },
         compactTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpView === 'compact').map(([id]) => id)),
+        search: host.search,
+        searchTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpMode === 'search').map(([id]) => id)),
         tracing: host.tracing,
       });
       host.metrics.gaugeSource('mcpSessions', frontDoor.sessionCount);

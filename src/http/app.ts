@@ -7,6 +7,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/principal.js';
+import type { CatalogSearch } from '../catalog/search/catalog-search.js';
 import type { CatalogStore } from '../catalog/store.js';
 import { ContractError } from '../contract/errors.js';
 import type { HostMetrics } from '../observability/metrics.js';
@@ -21,6 +22,7 @@ import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { type EventRouteOptions, registerEventRoutes } from './events-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { protocolGate, sendContractError, sendError } from './respond.js';
+import { registerSearchRoutes } from './search-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeoutOptions } from './connection-limits.js';
 import type { Body } from '../catalog/body.js';
@@ -40,6 +42,8 @@ export interface HttpDeps {
   connectionLimits?: ConnectionLimits;
   /** A server span per request when tracing is on. */
   tracing?: Tracing;
+  /** Tool search; when present, GET /tool-search is served. */
+  search?: CatalogSearch;
 }
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
@@ -105,6 +109,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   });
 
   registerToolRoutes(app, deps);
+  if (deps.search) registerSearchRoutes(app, { store: deps.store, authenticator: deps.authenticator, search: deps.search });
   registerDiscoveryRoutes(app, deps);
   registerHealthRoutes(app, deps);
   if (deps.events) registerEventRoutes(app, deps, deps.eventRoutes);

@@ -15,6 +15,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Authenticator, Principal } from '../auth/principal.js';
+import type { CatalogSearch } from '../catalog/search/catalog-search.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import { IMPLEMENTATION, PROTOCOL_VERSION } from '../contract/protocol.js';
 import { requirePrincipal } from '../http/auth-hook.js';
@@ -23,6 +24,7 @@ import { DISABLED_TRACING, type Tracing } from '../observability/tracing.js';
 import { callCatalogTool, CallRefused } from '../invoke/call.js';
 import type { InvokeDeps } from '../invoke/types.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, elicitationPrompt } from './approval.js';
+import { CALL_TOOL, innerCall, MCP_MODES, type McpMode, SEARCH_MODE_TOOLS, SEARCH_TOOL, SearchModeRefusal, searchTools } from './search-mode.js';
 import { DEFAULT_SESSION_LIMITS, identityOf, type McpSession, SessionRegistry, type SessionLimits } from './sessions.js';
 import { DEFAULT_PAGE_SIZE, listPage } from './tool-listing.js';
 
@@ -33,6 +35,10 @@ export interface FrontDoorOptions {
   pageSize?: number;
   /** Tenants whose MCP sessions get compact input schemas by default. */
   compactTenants?: ReadonlySet<string>;
+  /** Tool search; without it there is no search mode. */
+  search?: CatalogSearch;
+  /** Tenants whose MCP sessions are in search mode by default (`?mode=tools` or `?mode=search` chooses per session). */
+  searchTenants?: ReadonlySet<string>;
   /** Sessions idle this long are closed (shorter under pressure: see `limits`). */
   sessionIdleMs?: number;
   /** How long a call waits for the client's approval answer. */
@@ -126,16 +132,32 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
   const tracing = options.tracing ?? DISABLED_TRACING;
 
-  const buildServer = (compact: boolean, session: () => McpSession | undefined): Server => {
+  /** Sessions in search mode: their list is fixed, so a swap never changes it. */
+  const searchServers = new WeakSet<Server>();
+
+  const buildServer = (compact: boolean, mode: McpMode, session: () => McpSession | undefined): Server => {
     const server = new Server({ name: IMPLEMENTATION.name, version: IMPLEMENTATION.version }, { capabilities: { tools: { listChanged: true } } });
+    const search = mode === 'search' ? options.search : undefined;
+    if (search !== undefined) searchServers.add(server);
     server.setRequestHandler(ListToolsRequestSchema, async (req, extra) => {
+      if (search !== undefined) return { tools: [...SEARCH_MODE_TOOLS] };
       const view = deps.store.current().viewFor(callerOf(extra).principal);
       return listPage(view, req.params?.cursor, pageSize, compact);
     });
     server.setRequestHandler(LooseCallToolRequestSchema, async (raw, extra) => {
       // The SDK has checked the params against CallToolRequest by now.
-      const params = (raw as unknown as { params: { name: string; arguments?: Record<string, unknown> } }).params;
+      let params = (raw as unknown as { params: { name: string; arguments?: Record<string, unknown> } }).params;
       const { principal, signal } = callerOf(extra);
+      if (search !== undefined && (params.name === SEARCH_TOOL || params.name === CALL_TOOL)) {
+        try {
+          if (params.name === SEARCH_TOOL) return searchTools(search, deps.store.current(), principal, params.arguments ?? {});
+          // call_tool: the inner call takes exactly the path of a direct tools/call below.
+          params = innerCall(params.arguments ?? {});
+        } catch (err) {
+          if (err instanceof SearchModeRefusal) throw new McpError(ErrorCode.InvalidParams, err.message);
+          throw err;
+        }
+      }
       const own = session();
       const identity = identityOf(principal);
       if (own === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'session closed');
@@ -159,6 +181,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   // A caller's list changed when its view's bytes changed: compare the per-view ETags.
   deps.store.onSwap((next: CatalogSnapshot, previous: CatalogSnapshot) => {
     for (const s of sessions.values()) {
+      if (searchServers.has(s.server)) continue;
       if (next.viewFor(s.principal).standard.etag !== previous.viewFor(s.principal).standard.etag) {
         s.server.sendToolListChanged().catch(() => undefined);
       }
@@ -181,7 +204,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     const snapshot = deps.store.current();
     const changed = !sameIds(snapshot.viewFor(principal).ids, snapshot.viewFor(session.principal).ids);
     session.principal = principal;
-    if (changed) session.server.sendToolListChanged().catch(() => undefined);
+    if (changed && !searchServers.has(session.server)) session.server.sendToolListChanged().catch(() => undefined);
   };
 
   // A keys-file reload changes an API-key session's rights without any request of its own: follow it now.
@@ -218,9 +241,14 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
         if (!sessions.admit(identity)) {
           return rpcError(reply, 429, OVER_CAPACITY, `too many MCP sessions for this principal (limit ${sessions.limits.maxSessionsPerPrincipal}, all busy); close one (DELETE /mcp) or retry later`, { 'retry-after': '1' });
         }
-        const compact = (request.query as Record<string, unknown>)?.view === 'compact' || (options.compactTenants?.has(principal.tenant) ?? false);
+        const query = (request.query ?? {}) as Record<string, unknown>;
+        const compact = query.view === 'compact' || (options.compactTenants?.has(principal.tenant) ?? false);
+        const asked = query.mode;
+        if (asked !== undefined && !MCP_MODES.includes(asked as McpMode)) return rpcError(reply, 400, -32000, `Bad Request: mode must be one of ${MCP_MODES.join(', ')}`);
+        const mode: McpMode = (asked as McpMode | undefined) ?? (options.searchTenants?.has(principal.tenant) ? 'search' : 'tools');
+        if (mode === 'search' && options.search === undefined) return rpcError(reply, 400, -32000, 'Bad Request: search mode is not available on this host');
         let opened: McpSession | undefined;
-        const server = buildServer(compact, () => opened);
+        const server = buildServer(compact, mode, () => opened);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           enableDnsRebindingProtection: true,

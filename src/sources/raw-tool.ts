@@ -30,6 +30,11 @@ export interface RawTool {
   derived?: Partial<Classification>;
   /** For workflows: the ordered toolIds its steps call. */
   steps?: string[];
+  /**
+   * Words tool search matches besides the published fields (an OpenAPI
+   * operation's tags, method and path); never published in a descriptor.
+   */
+  keywords?: string[];
 }
 
 export type SourceState = 'connecting' | 'connected' | 'stale' | 'failed';

@@ -436,6 +436,7 @@ function buildOperations(config: ConnectorSourceConfig, api: Record<string, unkn
       ...(outputSchema ? { outputSchema } : {}),
       ...(secured ? { credentialRef: true } : {}),
       derived: classifyMethod(method),
+      keywords: [...tags, method.toUpperCase(), raw.path],
     };
     tools.push(tool);
     operations.push({

@@ -1,0 +1,71 @@
+// What tool search indexes of one catalog entry (docs/search.md "Ranking"):
+// the toolId's words, title, description, the input's parameter names and
+// their descriptions, and the source's own keywords (an OpenAPI operation's
+// tags, method and path). Upstream text is untrusted and unbounded: every
+// field is cut to a fixed size, and links are dropped (their words are noise).
+import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import type { ToolEntry } from '../snapshot.js';
+
+export const SEARCH_FIELDS = ['name', 'title', 'description', 'params', 'paramText', 'keywords'] as const;
+export type SearchField = (typeof SEARCH_FIELDS)[number];
+
+export type SearchDocument = { id: string } & Record<SearchField, string>;
+
+const MAX_FIELD_CHARS = 2000;
+/** The opening of a description says what the tool does; the rest is mostly usage notes shared by many tools. */
+const MAX_DESCRIPTION_CHARS = 300;
+const MAX_PARAM_DESCRIPTION_CHARS = 200;
+const MAX_PARAMS = 64;
+const MAX_KEYWORDS = 32;
+const LINK = /\bhttps?:\/\/\S+|\]\([^)]*\)/g;
+
+function cut(text: string, max = MAX_FIELD_CHARS): string {
+  return text.length <= max ? text : text.slice(0, max);
+}
+
+function isObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parameter names and descriptions: the input's properties, and one level into an object `body` (a connector's request body). */
+function parameters(schema: JsonObject | undefined): { names: string[]; texts: string[] } {
+  const names: string[] = [];
+  const texts: string[] = [];
+  const visit = (props: JsonValue | undefined, nested: boolean): void => {
+    if (!isObject(props)) return;
+    for (const name of Object.keys(props)) {
+      if (names.length >= MAX_PARAMS) return;
+      const p = props[name];
+      names.push(name);
+      if (isObject(p) && typeof p.description === 'string') texts.push(cut(p.description, MAX_PARAM_DESCRIPTION_CHARS));
+      if (!nested && name === 'body' && isObject(p)) visit(p.properties, true);
+    }
+  };
+  visit(schema?.properties, false);
+  return { names, texts };
+}
+
+export function searchDocument(entry: ToolEntry): SearchDocument {
+  const d = entry.tool.descriptor;
+  const { names, texts } = parameters(d.inputSchema);
+  const keywords = (entry.tool.raw.keywords ?? []).slice(0, MAX_KEYWORDS).map((k) => k.slice(0, 200));
+  return {
+    id: d.toolId,
+    name: d.toolId,
+    title: cut(d.title ?? ''),
+    description: cut((d.description ?? '').replace(LINK, ' '), MAX_DESCRIPTION_CHARS),
+    params: cut(names.join(' ')),
+    paramText: cut(texts.join(' ').replace(LINK, ' ')),
+    keywords: cut(keywords.join(' ')),
+  };
+}
+
+/**
+ * What must be equal for an indexed entry to stand for a later one: the
+ * published bytes (by their strong ETag) and the keywords, which are not
+ * published.
+ */
+export function contentIdentity(entry: ToolEntry): string {
+  const keywords = entry.tool.raw.keywords;
+  return keywords === undefined ? entry.standard.etag : `${entry.standard.etag}\n${keywords.join('\n')}`;
+}

@@ -1,0 +1,99 @@
+// The MCP front door's search mode (docs/search.md "MCP search mode"): for
+// catalogs too large to list, `tools/list` offers two fixed tools.
+// `search_tools` finds the caller's visible tools (the same search as
+// GET /tool-search) and answers with their MCP names, the host's annotations
+// and compact input schemas; `call_tool` calls one of them by that name,
+// through exactly the path a direct tools/call takes (validation, approval,
+// sessions and events with the real toolId, timeouts).
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../auth/principal.js';
+import type { CatalogSearch } from '../catalog/search/catalog-search.js';
+import type { SearchFilter } from '../catalog/search/tool-index.js';
+import type { CallerView } from '../catalog/snapshot.js';
+import type { CatalogSnapshot } from '../catalog/snapshot.js';
+import { SAFETY_TIERS, type SafetyTier } from '../contract/descriptor.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../http/search-routes.js';
+import { toMcpTool } from './tool-listing.js';
+
+export const SEARCH_TOOL = 'search_tools';
+export const CALL_TOOL = 'call_tool';
+export type McpMode = 'tools' | 'search';
+export const MCP_MODES: readonly McpMode[] = ['tools', 'search'];
+
+/** The two tools a search-mode session lists. Annotations are the host's: searching reads nothing outside the host; a call may do anything the called tool does. */
+export const SEARCH_MODE_TOOLS: readonly Tool[] = [
+  {
+    name: SEARCH_TOOL,
+    title: 'Search tools',
+    description:
+      'Finds the tools you can call that match a plain-language request, best first. Returns each tool\'s name, description, safety tier, annotations and input schema; call one with call_tool. Search again with other words when nothing fits.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_CHARS, description: 'What you want to do, in words (e.g. "list the open pull requests of a repository").' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_LIMIT, default: DEFAULT_SEARCH_LIMIT, description: 'How many tools to return.' },
+        maxTier: { type: 'string', enum: [...SAFETY_TIERS], description: 'Only tools of this safety tier or a lower one (pure < read < write < exec).' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Search tools', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: CALL_TOOL,
+    title: 'Call a tool',
+    description: 'Calls a tool found with search_tools, by its name, with arguments matching its input schema. The called tool\'s own rules apply: it may ask you for approval first.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', minLength: 1, description: 'The tool\'s name as search_tools returned it.' },
+        arguments: { type: 'object', description: 'The tool\'s arguments.' },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Call a tool', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  },
+];
+
+/** A refusal of the search tools' own arguments (the front door answers InvalidParams). */
+export class SearchModeRefusal extends Error {}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function searchArguments(args: Record<string, unknown>): { query: string; limit: number; filter: SearchFilter } {
+  const { query, limit, maxTier } = args;
+  const extra = Object.keys(args).filter((k) => k !== 'query' && k !== 'limit' && k !== 'maxTier');
+  if (extra.length > 0) throw new SearchModeRefusal(`${SEARCH_TOOL}: unknown argument ${JSON.stringify(extra[0].slice(0, 64))}`);
+  if (typeof query !== 'string' || query.trim() === '' || query.length > MAX_QUERY_CHARS) throw new SearchModeRefusal(`${SEARCH_TOOL}: "query" must be a non-blank string of at most ${MAX_QUERY_CHARS} characters`);
+  if (limit !== undefined && (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_SEARCH_LIMIT)) throw new SearchModeRefusal(`${SEARCH_TOOL}: "limit" must be an integer from 1 to ${MAX_SEARCH_LIMIT}`);
+  if (maxTier !== undefined && !SAFETY_TIERS.includes(maxTier as SafetyTier)) throw new SearchModeRefusal(`${SEARCH_TOOL}: "maxTier" must be one of ${SAFETY_TIERS.join(', ')}`);
+  return { query, limit: (limit as number | undefined) ?? DEFAULT_SEARCH_LIMIT, filter: maxTier === undefined ? {} : { maxTier: maxTier as SafetyTier } };
+}
+
+/** search_tools: the caller's matching tools as a model needs them to call one. */
+export function searchTools(search: CatalogSearch, snapshot: CatalogSnapshot, principal: Principal, args: Record<string, unknown>): CallToolResult {
+  const { query, limit, filter } = searchArguments(args);
+  const view: CallerView = snapshot.viewFor(principal);
+  const { hits, total } = search.search(principal, query, limit, filter, snapshot);
+  const names = view.mcpNames.byToolId;
+  const tools = hits.map(({ entry }) => {
+    const t = toMcpTool(entry, names.get(entry.tool.descriptor.toolId)!, true);
+    const d = entry.tool.descriptor;
+    return { name: t.name, toolId: d.toolId, ...(t.title !== undefined ? { title: t.title } : {}), ...(t.description !== undefined ? { description: t.description } : {}), safetyTier: d.safetyTier, annotations: t.annotations, inputSchema: t.inputSchema };
+  });
+  const structured = { tools, total };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+/** call_tool's arguments: the inner tool's MCP name and arguments. */
+export function innerCall(args: Record<string, unknown>): { name: string; arguments: Record<string, unknown> } {
+  const { name, arguments: inner } = args;
+  const extra = Object.keys(args).filter((k) => k !== 'name' && k !== 'arguments');
+  if (extra.length > 0) throw new SearchModeRefusal(`${CALL_TOOL}: unknown argument ${JSON.stringify(extra[0].slice(0, 64))}`);
+  if (typeof name !== 'string' || name === '') throw new SearchModeRefusal(`${CALL_TOOL}: "name" must be a non-empty string`);
+  if (inner !== undefined && !isObject(inner)) throw new SearchModeRefusal(`${CALL_TOOL}: "arguments" must be an object`);
+  return { name, arguments: inner ?? {} };
+}
