@@ -1,6 +1,6 @@
-// API keys (issue 2 item 4): the config holds only SHA-256 hashes, the
-// presented key is hashed and compared in constant time, with optional expiry
-// and revocation.
+// API keys: the config holds only SHA-256 hashes, so a leaked config file
+// leaks no key; the presented key is hashed and compared in constant time,
+// so timing reveals nothing of a stored hash; optional expiry and revocation.
 import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import { principalKey, type AuthOutcome, type Principal } from './principal.js';
 import type { PrincipalEntry } from './principal-entry.js';

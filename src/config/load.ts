@@ -1,4 +1,4 @@
-// Loads and checks the config file (issue 2 item 2): schema problems and
+// Loads and checks the config file: schema problems and
 // cross-references (principal tenants, unique principal ids and keys), every
 // problem at once, each naming the file and the place inside it.
 import { dirname, resolve } from 'node:path';

@@ -1,5 +1,6 @@
-// Argument validation against a tool's standard input schema (issue 7:
-// validators compiled once per snapshot entry, errors naming the failing path).
+// Argument validation against a tool's standard input schema:
+// validators compiled once per snapshot entry, so a call costs no compile,
+// and errors that name the failing path, so a model can correct its call.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ToolEntry } from '../catalog/snapshot.js';

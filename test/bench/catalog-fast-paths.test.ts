@@ -1,4 +1,4 @@
-// The catalog's fast paths (issue "Benchmarks") must give exactly what the
+// The catalog's fast paths must give exactly what the
 // slow paths give: the one-pass credential check on a schema's JSON text,
 // the descriptor serialization that reuses that text, and a rebuild that
 // reuses unchanged tools.

@@ -1,5 +1,5 @@
 // Broken config files fail at start with the file, the place inside it and
-// what is wrong, every problem at once (issue 2 item 2).
+// what is wrong, every problem at once.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';

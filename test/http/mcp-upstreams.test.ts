@@ -1,4 +1,4 @@
-// MCP servers as catalog sources, through the whole host (issue 3): real
+// MCP servers as catalog sources, through the whole host: real
 // published servers and the project's fixture over stdio and Streamable HTTP,
 // classified by the host only, refreshed live (content changes too), failures
 // isolated, secrets kept. No timed assertions: waits poll for the outcome under

@@ -1,4 +1,4 @@
-// Property test of the one visibility rule over HTTP (issue 2 item 5): random
+// Property test of the one visibility rule over HTTP: random
 // tenants, tools, workflows, allowlists and scopes with API-key principals.
 // Each caller's list equals an independent oracle and the set of ids whose
 // by-id answers 200; every other id's 404 is byte-identical to an unknown id's.

@@ -1,4 +1,4 @@
-// Nothing is lost when the host is killed right after a call returns (issue 7):
+// Nothing is lost when the host is killed right after a call returns:
 // the real CLI in a child process, SIGKILL, then the SQLite log read back.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

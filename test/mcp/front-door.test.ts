@@ -1,4 +1,4 @@
-// The MCP front door with the SDK's own Client over Streamable HTTP (issue 7):
+// The MCP front door with the SDK's own Client over Streamable HTTP:
 // paging, one call per source, list_changed, tenancy, host annotations,
 // approval by elicitation, hostile argv, and the tool-session bracket.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Host-extension source (issue 2 item 6): tools the host itself provides,
+// Host-extension source: tools the host itself provides,
 // declared in config, such as a command runner (the only source that may be
 // classified `exec`). toolId `x-host-<vendor>-<name>`.
 import { formatToolId } from '../../contract/tool-id.js';

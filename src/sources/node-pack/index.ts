@@ -1,4 +1,4 @@
-// Node-pack source (issue 2 item 6): tool packs on disk, each a manifest of
+// Node-pack source: tool packs on disk, each a manifest of
 // tools plus a JavaScript handler module. toolId `openwop:<typeId>`. Handlers
 // are loaded and checked to exist here, and called in-process under the
 // host's default deadline.

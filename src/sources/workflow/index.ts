@@ -1,4 +1,4 @@
-// Workflow source (issue 2 item 6): a file per workflow (id, title,
+// Workflow source: a file per workflow (id, title,
 // description, input schema, and the ordered tool calls it makes). toolId
 // `workflow:<id>`. Classification and visibility come from the steps, in the
 // catalog layer; here the files are read and checked, and a call hands the
