@@ -75,7 +75,7 @@ const source: ToolSource = {
 const globs = tenantGlobs(SERVER_ID);
 const tenants = new Map(TENANTS.map((t) => [t as string, compileTenant(t, globs[t])]));
 const callers: Caller[] = TENANTS.map((t) => ({ tenant: t, scopes: new Set(PRINCIPAL_SCOPES) }));
-const store = new CatalogStore({ sources: [source], policy: new Policy(POLICY), tenants, logger: pino({ level: 'silent' }), metrics: createMetrics(false) });
+const store = new CatalogStore({ sources: [source], policy: new Policy(POLICY), tenants, logger: pino({ level: 'silent' }), metrics: createMetrics() });
 
 function lists(snapshot: CatalogSnapshot): number {
   const t0 = performance.now();

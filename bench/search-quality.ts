@@ -128,7 +128,7 @@ async function latencyAt10k(): Promise<{ tools: number; buildMs: number; heapMb:
     owns: () => false,
     invoke: () => Promise.reject(new Error('the search benchmark calls no tool')),
   };
-  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants: new Map([['bench', compileTenant('bench', ['*'])]]), logger: pino({ level: 'silent' }), metrics: createMetrics(false) });
+  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants: new Map([['bench', compileTenant('bench', ['*'])]]), logger: pino({ level: 'silent' }), metrics: createMetrics() });
   store.initialBuild();
   const search = new CatalogSearch(store);
   global.gc?.();

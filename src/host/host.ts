@@ -34,7 +34,7 @@ import { loadSources } from './load-sources.js';
 
 export interface HostOptions {
   logger?: Logger;
-  /** Also export the process's own metrics (CPU, memory, event-loop lag); default: when no logger is given, i.e. a real process rather than a test. */
+  /** Also export the process's own metrics (CPU, memory, event-loop lag); off unless asked (`toolhost serve` asks). */
   processMetrics?: boolean;
   env?: NodeJS.ProcessEnv;
   /** How long start-up waits for dynamic sources before serving what it has. */
@@ -102,7 +102,7 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
 async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Logger, parts: StartedParts): Promise<Host> {
   const env = options.env ?? process.env;
   const { config, dir } = loaded;
-  const metrics = createMetrics(options.processMetrics ?? options.logger === undefined, { eventLog: config.events !== undefined, toolLabels: config.metrics?.toolLabels });
+  const metrics = createMetrics({ processMetrics: options.processMetrics ?? false, eventLog: config.events !== undefined, toolLabels: config.metrics?.toolLabels });
   const tracing = await createTracing(env, options.spanExporter);
   parts.add(() => tracing.shutdown());
   const ctx: SourceContext = { logger, metrics, configDir: dir, env, tracing };

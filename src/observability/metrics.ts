@@ -39,6 +39,8 @@ export interface ToolCallMetrics {
 }
 
 export interface MetricsOptions {
+  /** Also export the process's own metrics (CPU, memory, event-loop lag): a real process, not a test that builds many hosts. */
+  processMetrics?: boolean;
   /** An event log is configured: its metrics exist. */
   eventLog?: boolean;
   /** Label tool-call metrics with the toolId too. */
@@ -68,9 +70,9 @@ export interface EventLogMetrics {
 /** The reasons an append can fail (src/events/log-health.ts), each counted from 0. */
 export const EVENT_LOG_FAILURE_REASONS = ['disk_full', 'read_only', 'io_error', 'busy', 'file_lost', 'other'] as const;
 
-export function createMetrics(withDefaults = false, options: MetricsOptions = {}): HostMetrics {
+export function createMetrics(options: MetricsOptions = {}): HostMetrics {
   const registry = new Registry();
-  if (withDefaults) collectDefaultMetrics({ register: registry });
+  if (options.processMetrics === true) collectDefaultMetrics({ register: registry });
   let eventLog: EventLogMetrics | undefined;
   if (options.eventLog === true) {
     eventLog = {

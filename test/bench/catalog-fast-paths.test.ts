@@ -82,7 +82,7 @@ test('a rebuild reuses unchanged tools and rebuilds changed ones', async () => {
   });
   let list = make(0);
   const source: ToolSource = { id: 'mcp:s', kind: 'mcp', start: async () => {}, tools: () => list, health: () => ({ id: 'mcp:s', kind: 'mcp', state: 'connected', toolCount: list.length }), stop: async () => {}, ...LIST_ONLY };
-  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants: new Map([['t', compileTenant('t', ['*'])]]), logger: pino({ level: 'silent' }), metrics: createMetrics(false) });
+  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants: new Map([['t', compileTenant('t', ['*'])]]), logger: pino({ level: 'silent' }), metrics: createMetrics() });
   let first = store.initialBuild();
   const initial = first;
   for (const rev of [1, 2, 3]) {
@@ -125,7 +125,7 @@ test('views listing the same tools share one list body; entries are stored once,
     ['b', compileTenant('b', ['mcp:s.*'])],
     ['c', compileTenant('c', [list[0].toolId])],
   ]);
-  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants, logger: pino({ level: 'silent' }), metrics: createMetrics(false) });
+  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants, logger: pino({ level: 'silent' }), metrics: createMetrics() });
   const first = store.initialBuild();
   const view = (s: typeof first, tenant: string) => s.viewFor({ tenant, scopes: new Set() });
   const expectedJson = (s: typeof first) => `[${s.entries.map((e) => JSON.stringify(e.tool.descriptor)).join(',')}]`;
@@ -165,7 +165,7 @@ test('a content-only refresh keeps every view as a fresh build would make it; a 
   let list = [tool('a'), tool('b', { scopes: ['s1'] }), tool('c', { scopes: ['s1'] })];
   const source: ToolSource = { id: 'mcp:s', kind: 'mcp', start: async () => {}, tools: () => list, health: () => ({ id: 'mcp:s', kind: 'mcp', state: 'connected', toolCount: list.length }), stop: async () => {}, ...LIST_ONLY };
   const tenants = new Map([['t', compileTenant('t', ['*'])], ['u', compileTenant('u', ['mcp:s.b', 'mcp:s.c'])]]);
-  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants, logger: pino({ level: 'silent' }), metrics: createMetrics(false) });
+  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants, logger: pino({ level: 'silent' }), metrics: createMetrics() });
   const callers = ['t', 'u'].flatMap((tenant) => [[], ['s1'], ['s2']].map((scopes) => ({ tenant, scopes: new Set(scopes) })));
   const seen = (s: ReturnType<typeof store.current>) => callers.map((c) => s.viewFor(c).entries.map((e) => e.tool.descriptor.toolId));
   const refresh = () =>

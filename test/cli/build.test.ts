@@ -74,6 +74,10 @@ test("the image's entry command serves a config on the built dist/ and prints th
     assert.equal(health.status, 200);
     const tools = (await (await fetch(`${url}/tools`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as Array<{ toolId: string }>;
     assert.ok(tools.some((t) => t.toolId === 'openwop:text.uppercase'));
+    // The served process exports its own metrics beside the host's.
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    assert.match(metrics, /^process_cpu_seconds_total /m);
+    assert.match(metrics, /^toolhost_http_requests_total/m);
   } finally {
     child.kill('SIGTERM');
     if (child.exitCode === null) await once(child, 'exit');

@@ -101,7 +101,7 @@ test('events.createIfMissing: false refuses to start on a missing log instead of
 
 test('refused appends are counted by reason and logged at most once per window, with the suppressed count', () => {
   const { logger, lines } = captured();
-  const metrics = createMetrics(false, { eventLog: true });
+  const metrics = createMetrics({ eventLog: true });
   const monitor = createEventLogMonitor(logger, metrics.eventLog, '/data/events.sqlite', 3_600_000);
   const failure = { reason: 'disk_full', code: 'SQLITE_FULL', message: 'database or disk is full' } as const;
   for (let i = 0; i < 50; i++) monitor.onAppendFailure(failure);

@@ -68,7 +68,7 @@ const store = new CatalogStore({
   policy: new Policy({}),
   tenants: new Map([['t', compileTenant('t', ['*'])]]),
   logger: pino({ level: 'silent' }),
-  metrics: createMetrics(false),
+  metrics: createMetrics(),
   build: { isMissingStepFatal: (toolId) => sources.sourceFor(toolId) === undefined },
 });
 store.initialBuild();

@@ -53,7 +53,7 @@ function storeOf(source: ToolSource, tenants: Record<string, string[]>): Catalog
     policy: new Policy({}),
     tenants: new Map(Object.entries(tenants).map(([id, globs]) => [id, compileTenant(id, globs)])),
     logger: pino({ level: 'silent' }),
-    metrics: createMetrics(false),
+    metrics: createMetrics(),
   });
 }
 
