@@ -12,6 +12,7 @@
 // (node-keywords.ts, copying through copy-keyword.ts), then the collected
 // applicators merged in (algebra.ts), references inlined (references.ts).
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import { isPlainObject, setOwn } from '../../util/json.js';
 import { Algebra, type AlgebraHost, admittedKinds } from './algebra.js';
 import { alternativesNote, boundedNote, brief, withNote } from './brief.js';
 import { openApiNullable } from './copy-keyword.js';
@@ -19,7 +20,7 @@ import { MAX_NOTE_LENGTH, MAX_RECURSION_UNROLL, MAX_SCHEMA_DEPTH, MAX_WORK } fro
 import { type NodeKeywords, scanKeywords } from './node-keywords.js';
 import { LoosenedNotes } from './notes.js';
 import { type Resolved, SchemaReferences } from './references.js';
-import { type Dialect, type Schema, detectDialect, has, isObject, isTrivial, ordered, setKey } from './schema-util.js';
+import { type Dialect, type Schema, detectDialect, has, isTrivial, ordered } from './schema-util.js';
 import { enforceSizeLimit } from './size.js';
 import { toTopLevel } from './top-level.js';
 import { applyUnevaluatedAfter, type UnevaluatedHost, unevaluatedInPlace } from './unevaluated.js';
@@ -98,7 +99,7 @@ class Compactor implements AlgebraHost, UnevaluatedHost {
     try {
       for (const name of Object.keys(props)) {
         this.path[n + 1] = name;
-        setKey(out, name, this.compact(props[name], depth + 1));
+        setOwn(out, name, this.compact(props[name], depth + 1));
       }
     } finally {
       this.path.length = n;
@@ -110,7 +111,7 @@ class Compactor implements AlgebraHost, UnevaluatedHost {
 
   compact(input: JsonValue, depth: number): Schema {
     if (input === true || input === false) return input;
-    if (!isObject(input)) {
+    if (!isPlainObject(input)) {
       this.note('not a schema; replaced by {}');
       return {};
     }
@@ -226,7 +227,7 @@ class Compactor implements AlgebraHost, UnevaluatedHost {
       else this.note('external $ref not fetched; loosened to {}');
       return {};
     }
-    if (isObject(target.node) && this.openCount(target.node) >= MAX_RECURSION_UNROLL) {
+    if (isPlainObject(target.node) && this.openCount(target.node) >= MAX_RECURSION_UNROLL) {
       this.note(`recursive $ref ${shown} cut after ${MAX_RECURSION_UNROLL} levels; loosened to {}`);
       descNotes.push(`(Recursive structure; deeper levels not shown.)`);
       return {};

@@ -5,9 +5,10 @@
 // are deep-copied within the data bounds. A malformed value is dropped with a
 // note: dropping a keyword only loosens.
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import { isPlainObject, setOwn } from '../../util/json.js';
 import { boundedNote, brief } from './brief.js';
 import { MAX_DATA_DEPTH } from './limits.js';
-import { type Dialect, type Schema, has, isObject, isValidPattern, setKey, TYPE_NAMES } from './schema-util.js';
+import { type Dialect, type Schema, has, isValidPattern, TYPE_NAMES } from './schema-util.js';
 
 /** What copying needs from the walk: the dialect, the budget, notes at the current path, compaction one level down. */
 export interface KeywordHost {
@@ -91,7 +92,7 @@ export function copyKeyword(host: KeywordHost, key: string, v: JsonValue, out: J
       else invalid(host, key);
       return;
     case 'properties':
-      if (!isObject(v)) return invalid(host, key);
+      if (!isPlainObject(v)) return invalid(host, key);
       out.properties = host.subProperties(v, depth);
       return;
     case 'additionalProperties':
@@ -138,13 +139,13 @@ function copyItems(host: KeywordHost, v: JsonValue, out: JsonObject, input: Json
 
 /** `dependentRequired`, or the name-list entries of `dependencies` (its schema entries are noted and dropped). */
 function copyRequiredDependencies(host: KeywordHost, key: string, v: JsonValue, out: JsonObject): void {
-  if (!isObject(v)) return invalid(host, key);
+  if (!isPlainObject(v)) return invalid(host, key);
   const deps: JsonObject = {};
   let kept = 0;
   for (const k of Object.keys(v)) {
     const list = v[k];
     if (Array.isArray(list) && list.every((n) => typeof n === 'string')) {
-      setKey(deps, k, uniqueStrings(list as string[]));
+      setOwn(deps, k, uniqueStrings(list as string[]));
       kept++;
     } else if (key === 'dependencies') {
       noteDependentSchemas(host, { [k]: list }, null);
@@ -210,7 +211,7 @@ function copyData(host: KeywordHost, v: JsonValue, depth: number): JsonValue | u
   for (const k of Object.keys(v)) {
     const c = copyData(host, v[k], depth + 1);
     if (c === undefined) return undefined;
-    setKey(out, k, c);
+    setOwn(out, k, c);
   }
   return out;
 }

@@ -4,9 +4,10 @@
 // `patternProperties`, `unevaluated*`) are collected in a NodeKeywords record
 // for the walk; `not`, `if`/`then`/`else` and `dependentSchemas` become notes.
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import { isPlainObject } from '../../util/json.js';
 import { boundedNote, brief } from './brief.js';
 import { copyKeyword, type KeywordHost, noteDependentSchemas } from './copy-keyword.js';
-import { has, isObject } from './schema-util.js';
+import { has } from './schema-util.js';
 
 /** What the pass found in one node. */
 export interface NodeKeywords {
@@ -75,7 +76,7 @@ export function scanKeywords(host: KeywordHost, input: JsonObject, depth: number
         break;
       case 'not':
         found.inPlace = true;
-        if (v !== false && !(isObject(v) && Object.keys(v).length === 1 && has(v, 'description'))) {
+        if (v !== false && !(isPlainObject(v) && Object.keys(v).length === 1 && has(v, 'description'))) {
           host.note('"not" dropped');
           descNotes.push(boundedNote(`Must not be: ${brief(v, 120)}.`));
         }
@@ -95,10 +96,10 @@ export function scanKeywords(host: KeywordHost, input: JsonObject, depth: number
         break;
       case 'dependentSchemas':
         found.inPlace = true;
-        if (isObject(v)) noteDependentSchemas(host, v, descNotes);
+        if (isPlainObject(v)) noteDependentSchemas(host, v, descNotes);
         break;
       case 'patternProperties':
-        if (isObject(v)) found.patternProperties = v;
+        if (isPlainObject(v)) found.patternProperties = v;
         break;
       case 'unevaluatedProperties':
         found.unevaluatedProperties = v;

@@ -1,8 +1,8 @@
 // The `loosened` list of a compact schema (docs/compact-view.md, "Limits"):
 // one line per loosening, `pointer: what`, in the order they happened,
 // without repeats, bounded by a final count of what did not fit.
+import { escapePointerSegment } from '../../util/json.js';
 import { MAX_LOOSENED_NOTES } from './limits.js';
-import { pointerSegment } from './schema-util.js';
 
 export class LoosenedNotes {
   private readonly notes: string[] = [];
@@ -28,7 +28,7 @@ export class LoosenedNotes {
       return;
     }
     let pointer = '';
-    for (const seg of path) pointer += '/' + pointerSegment(seg);
+    for (const seg of path) pointer += '/' + escapePointerSegment(seg);
     this.at(pointer, message);
   }
 

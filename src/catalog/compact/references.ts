@@ -4,8 +4,9 @@
 // fetched. Resolution is relative to the resource the walk is in, so the
 // walker moves `base` as it enters `$id` resources and inlined targets.
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import { isPlainObject, unescapePointerSegment } from '../../util/json.js';
 import { MAX_SCHEMA_DEPTH } from './limits.js';
-import { has, isObject } from './schema-util.js';
+import { has } from './schema-util.js';
 
 /** A reference target and the resource its own references resolve against. */
 export interface Resolved {
@@ -34,7 +35,7 @@ export class SchemaReferences {
     private readonly budget: WorkBudget,
   ) {
     this.base = root;
-    this.rootId = isObject(root) && typeof root.$id === 'string' ? root.$id : undefined;
+    this.rootId = isPlainObject(root) && typeof root.$id === 'string' ? root.$id : undefined;
   }
 
   /** The target of a reference from the current resource, or undefined when it names nothing in the schema. */
@@ -100,7 +101,7 @@ export class SchemaReferences {
         for (const x of node) visit(x, resource, depth + 1);
         return;
       }
-      if (!isObject(node)) return;
+      if (!isPlainObject(node)) return;
       let res = resource;
       if (typeof node.$id === 'string' && !node.$id.startsWith('#')) {
         res = node;
@@ -136,14 +137,14 @@ function followPointer(base: JsonValue, frag: string): JsonValue | undefined {
   for (const raw of frag.slice(1).split('/')) {
     let seg: string;
     try {
-      seg = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      seg = unescapePointerSegment(decodeURIComponent(raw));
     } catch {
       return undefined;
     }
     if (Array.isArray(node)) {
       if (!ARRAY_INDEX.test(seg) || Number(seg) >= node.length) return undefined;
       node = node[Number(seg)];
-    } else if (isObject(node) && has(node, seg)) node = node[seg];
+    } else if (isPlainObject(node) && has(node, seg)) node = node[seg];
     else return undefined;
   }
   return node;

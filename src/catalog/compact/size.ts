@@ -6,8 +6,9 @@
 // level and never walk a shared subtree twice.
 import { Buffer } from 'node:buffer';
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import { isPlainObject, setOwn } from '../../util/json.js';
 import { MAX_COMPACT_SCHEMA_BYTES, MAX_STUB_DESCRIPTION } from './limits.js';
-import { has, isObject, type Schema, setKey } from './schema-util.js';
+import { has, type Schema } from './schema-util.js';
 
 /** Keywords whose value is one subschema. */
 const SCHEMA_ONE = ['additionalProperties', 'propertyNames', 'contains', 'additionalItems'];
@@ -24,12 +25,16 @@ function strBytes(s: string): number {
 /** Set by sizeOf when it meets one object twice (the tree is a DAG). */
 let sawShared = false;
 
-/** A fresh copy of a JSON tree (shared subtrees become separate copies). */
-function cloneJson(v: JsonValue): JsonValue {
+/**
+ * A fresh copy of a JSON tree (shared subtrees become separate copies). Not
+ * the connector's toJsonData: the input here is compacted JSON already, so
+ * no cycle or non-JSON value needs a check on this hot path.
+ */
+function unshared(v: JsonValue): JsonValue {
   if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map(cloneJson);
+  if (Array.isArray(v)) return v.map(unshared);
   const out: JsonObject = {};
-  for (const k of Object.keys(v)) setKey(out, k, cloneJson(v[k]));
+  for (const k of Object.keys(v)) setOwn(out, k, unshared(v[k]));
   return out;
 }
 
@@ -94,7 +99,7 @@ function heightOf(s: Schema, memo: WeakMap<object, number>): number {
 }
 
 function forEachChild(s: JsonObject, fn: (c: Schema) => void): void {
-  if (isObject(s.properties)) for (const k of Object.keys(s.properties)) fn(s.properties[k] as Schema);
+  if (isPlainObject(s.properties)) for (const k of Object.keys(s.properties)) fn(s.properties[k] as Schema);
   for (const k of SCHEMA_ONE) if (has(s, k)) fn(s[k] as Schema);
   if (has(s, 'items')) {
     if (Array.isArray(s.items)) for (const c of s.items) fn(c as Schema);
@@ -129,9 +134,9 @@ function pruneAt(s: Schema, depth: number, cut: number, memo: Map<object, Map<nu
   const out: JsonObject = {};
   for (const k of Object.keys(s)) {
     const v = s[k];
-    if (k === 'properties' && isObject(v)) {
+    if (k === 'properties' && isPlainObject(v)) {
       const props: JsonObject = {};
-      for (const n of Object.keys(v)) setKey(props, n, pruneAt(v[n] as Schema, depth + 1, cut, memo, sizes));
+      for (const n of Object.keys(v)) setOwn(props, n, pruneAt(v[n] as Schema, depth + 1, cut, memo, sizes));
       out.properties = props;
     } else if (SCHEMA_ONE.includes(k) || (k === 'items' && !Array.isArray(v))) {
       out[k] = pruneAt(v as Schema, depth + 1, cut, memo, sizes);
@@ -165,7 +170,7 @@ export function enforceSizeLimit(top: JsonObject, shared: boolean, note: (messag
     est = sizeOf(top, new WeakMap());
     dag = sawShared;
   }
-  if (est * 6 <= MAX_COMPACT_SCHEMA_BYTES) return dag ? (cloneJson(top) as JsonObject) : top;
+  if (est * 6 <= MAX_COMPACT_SCHEMA_BYTES) return dag ? (unshared(top) as JsonObject) : top;
   const whole = fits(top);
   if (whole !== undefined) return dag ? (JSON.parse(whole) as JsonObject) : top;
 

@@ -3,10 +3,11 @@
 // schema with `properties`. Instances that are not objects are never tool
 // arguments: dropping them is no loosening and is not noted.
 import type { JsonObject } from '../../contract/descriptor.js';
+import { isPlainObject } from '../../util/json.js';
 import { admittedKinds } from './algebra.js';
 import { brief, withNote } from './brief.js';
 import type { LoosenedNotes } from './notes.js';
-import { has, isObject, K_OBJ, type Schema, valueKind } from './schema-util.js';
+import { has, K_OBJ, type Schema, valueKind } from './schema-util.js';
 
 export function toTopLevel(s: Schema, notes: LoosenedNotes): JsonObject {
   if (s === true || (s !== false && Object.keys(s).length === 0)) return { type: 'object', properties: {} };
@@ -32,9 +33,9 @@ export function toTopLevel(s: Schema, notes: LoosenedNotes): JsonObject {
     out.description = withNote(s.description, `The original input schema accepts no JSON object (only ${brief(shape, 80)}).`);
     return out;
   }
-  if (s.type === 'object' && isObject(s.properties) && !hasNonObjectValue(s)) return s;
+  if (s.type === 'object' && isPlainObject(s.properties) && !hasNonObjectValue(s)) return s;
   const out: JsonObject = {};
-  const needsProperties = !isObject(s.properties);
+  const needsProperties = !isPlainObject(s.properties);
   if (!has(s, 'type')) {
     if (has(s, '$schema')) out.$schema = s.$schema;
     out.type = 'object';

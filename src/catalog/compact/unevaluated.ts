@@ -5,11 +5,12 @@
 // evaluate a known set of names, `unevaluatedProperties` closes the merged
 // node to those names; otherwise it is dropped with a note.
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import { isPlainObject } from '../../util/json.js';
 import type { KeywordHost } from './copy-keyword.js';
 import { MAX_SCHEMA_DEPTH } from './limits.js';
 import type { NodeKeywords } from './node-keywords.js';
 import type { Resolved } from './references.js';
-import { has, isObject, ordered, type Schema } from './schema-util.js';
+import { has, ordered, type Schema } from './schema-util.js';
 
 /** The walk, as copying sees it, and reference resolution from where it is. */
 export interface UnevaluatedHost extends KeywordHost {
@@ -54,7 +55,7 @@ export function unevaluatedInPlace(host: UnevaluatedHost, input: JsonObject, fou
 
 /** Close the merged node to the evaluated names, when every one of them ended up among its properties. */
 export function applyUnevaluatedAfter(host: UnevaluatedHost, result: Schema, after: UnevaluatedAfter): Schema {
-  const props = result !== false && result !== true && isObject(result.properties) ? result.properties : {};
+  const props = result !== false && result !== true && isPlainObject(result.properties) ? result.properties : {};
   if (result !== false && result !== true && !has(result, 'additionalProperties') && [...after.names].every((n) => has(props, n))) {
     return ordered({ ...result, properties: props, additionalProperties: after.schema });
   }
@@ -69,16 +70,16 @@ export function applyUnevaluatedAfter(host: UnevaluatedHost, result: Schema, aft
  */
 function evaluatedNames(host: UnevaluatedHost, node: JsonValue, depth: number, seen: Set<object>, top = false): Set<string> | undefined {
   const names = new Set<string>();
-  if (!isObject(node) || seen.has(node)) return names;
+  if (!isPlainObject(node) || seen.has(node)) return names;
   if (depth > MAX_SCHEMA_DEPTH || !host.spend()) return undefined;
   seen.add(node);
   if (has(node, 'patternProperties') || has(node, 'additionalProperties') || has(node, '$dynamicRef') || has(node, '$recursiveRef')) return undefined;
   if (!top && has(node, 'unevaluatedProperties') && node.unevaluatedProperties !== false) return undefined;
-  if (isObject(node.properties)) for (const n of Object.keys(node.properties)) names.add(n);
+  if (isPlainObject(node.properties)) for (const n of Object.keys(node.properties)) names.add(n);
   const subs: JsonValue[] = [];
   for (const kw of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(node[kw])) subs.push(...(node[kw] as JsonValue[]));
   for (const kw of ['if', 'then', 'else']) if (has(node, kw)) subs.push(node[kw]);
-  if (isObject(node.dependentSchemas)) subs.push(...Object.values(node.dependentSchemas));
+  if (isPlainObject(node.dependentSchemas)) subs.push(...Object.values(node.dependentSchemas));
   if (typeof node.$ref === 'string') {
     const t = host.resolve(node.$ref);
     if (!t) return undefined;

@@ -10,9 +10,10 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse as parseYaml } from 'yaml';
+import { isPlainObject } from '../../util/json.js';
 import type { ConnectorSourceConfig } from './config-schema.js';
 import { buildOperations, type LoadedConnectorDocument } from './operations.js';
-import { isPlainObject, type OasVersion } from './schema-convert.js';
+import { type OasVersion } from './schema-convert.js';
 
 export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 

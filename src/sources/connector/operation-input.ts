@@ -26,10 +26,12 @@
 //   then path, query, header parameters in that order; a parameter whose name
 //   is taken is keyed `<in>:<name>` (`query:id`, `header:id`), with `_2`, ...
 //   if even that is taken.
+import { mentionsCredential } from '../../contract/credential-names.js';
+import { isPlainObject, setOwn } from '../../util/json.js';
 import type { JsonObject } from '../../contract/descriptor.js';
 import type { ConnectorSourceConfig } from './config-schema.js';
 import { isJsonMedia } from './operation-output.js';
-import { CREDENTIAL_NAME, cloneJson, convertSchema, isPlainObject, setOwn, withDefs, type ConvertContext } from './schema-convert.js';
+import { toJsonData, convertSchema, withDefs, type ConvertContext } from './schema-convert.js';
 import type { BodyEncoding, ConnectorParameter, ParameterLocation, ParameterStyle } from './types.js';
 
 export type OpenApiObject = Record<string, unknown>;
@@ -167,8 +169,8 @@ export function inputFor(params: OpenApiObject[], body: BodyChoice | undefined, 
     if (typeof p.description === 'string') extra.description = p.description;
     if (p.deprecated === true) extra.deprecated = true;
     const schemaHasExamples = schema.examples !== undefined;
-    if (!schemaHasExamples && !CREDENTIAL_NAME.test(name)) {
-      const ex = cloneJson(paramExamples(p));
+    if (!schemaHasExamples && !mentionsCredential(name)) {
+      const ex = toJsonData(paramExamples(p));
       if (Array.isArray(ex)) extra.examples = ex;
     }
     setOwn(properties, property, { ...schema, ...extra });

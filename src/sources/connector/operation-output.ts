@@ -4,8 +4,9 @@
 // outputSchema when it is an object schema (`type: "object"`, or untyped with
 // `properties`, which then gets `type: "object"`). Non-object results
 // (arrays, strings) get no outputSchema.
+import { isPlainObject } from '../../util/json.js';
 import type { JsonObject } from '../../contract/descriptor.js';
-import { convertSchema, isPlainObject, newConvertContext, withDefs, type ConvertContext, type DocumentGraph, type OasVersion } from './schema-convert.js';
+import { convertSchema, newConvertContext, withDefs, type ConvertContext, type DocumentGraph, type OasVersion } from './schema-convert.js';
 
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json(?:\s*;.*)?$/i;
 

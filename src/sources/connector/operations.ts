@@ -4,6 +4,7 @@
 // include/exclude, each converted in named steps (security, parameters,
 // request body, input schema in operation-input.ts; output schema in
 // operation-output.ts; base URL here), tools sorted by toolId.
+import { escapePointerSegment, isPlainObject } from '../../util/json.js';
 import type { Classification } from '../../contract/descriptor.js';
 import { compileGlobs } from '../../contract/glob.js';
 import { formatToolId } from '../../contract/tool-id.js';
@@ -12,7 +13,7 @@ import type { ConnectorSelector, ConnectorSourceConfig } from './config-schema.j
 import { HTTP_METHODS, assignActionNames, type HttpMethod } from './naming.js';
 import { chooseBody, inputFor, parametersFor, securityFor, type OpenApiObject } from './operation-input.js';
 import { outputFor } from './operation-output.js';
-import { analyzeDocument, isPlainObject, newConvertContext, type DocumentGraph, type OasVersion } from './schema-convert.js';
+import { analyzeDocument, newConvertContext, type DocumentGraph, type OasVersion } from './schema-convert.js';
 import type { ConnectorOperation } from './types.js';
 
 export interface SkippedOperation {
@@ -58,10 +59,6 @@ interface DocumentContext {
 }
 
 type OperationMatcher = (name: string, tags: string[]) => boolean;
-
-function pointerEscape(s: string): string {
-  return s.replace(/~/g, '~0').replace(/\//g, '~1');
-}
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -207,7 +204,7 @@ function convertOperation(ctx: DocumentContext, raw: RawOp, name: { action: stri
   const tool: RawTool = {
     source: 'connector',
     toolId,
-    origin: `${ctx.label}#/paths/${pointerEscape(raw.path)}/${method}`,
+    origin: `${ctx.label}#/paths/${escapePointerSegment(raw.path)}/${method}`,
     ...(summary ? { title: summary } : {}),
     ...(description || summary ? { description: description || summary } : {}),
     inputSchema,

@@ -30,7 +30,9 @@ import { envRefNames, resolveEnvRefs, resolveEnvRefsInRecord } from '../../util/
 import type { RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool.js';
 import type { SourceContext } from '../source-context.js';
 import { withDefaults, type McpSourceConfig, type ResolvedMcpOptions } from './config-schema.js';
-import { Redactor, SECRET_NAME, displayUrl } from './redact.js';
+import { CREDENTIAL_MENTION as SECRET_NAME } from '../../contract/credential-names.js';
+import { displayUrl } from '../../util/log-text.js';
+import { Redactor } from './redact.js';
 import { attachLineCache, type CachingLineReader } from './stdio-lines.js';
 import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
 
