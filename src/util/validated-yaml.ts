@@ -1,6 +1,6 @@
 // Reads a YAML or JSON file and validates it against a JSON Schema, reporting
-// every problem at once as `file:line:col: /json/pointer: what is wrong`
-// (issue 2 item 2). Used for the config file, pack manifests and workflows.
+// every problem at once as `file:line:col: /json/pointer: what is wrong`.
+// Used for the config file, pack manifests and workflows.
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
