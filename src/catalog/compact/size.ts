@@ -38,8 +38,8 @@ function unshared(v: JsonValue): JsonValue {
   return out;
 }
 
-/** UTF-8 size of the JSON text, approximately (string escapes not counted), memoized per object. */
-function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
+/** Size of a scalar's JSON text (string escapes not counted); -1 for arrays and objects. */
+function scalarSize(v: JsonValue): number {
   if (v === null) return 4;
   switch (typeof v) {
     case 'string':
@@ -49,6 +49,13 @@ function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
     case 'boolean':
       return v ? 4 : 5;
   }
+  return -1;
+}
+
+/** UTF-8 size of the JSON text, approximately (string escapes not counted), memoized per object. */
+function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
+  const scalar = scalarSize(v);
+  if (scalar >= 0) return scalar;
   const known = memo.get(v as object);
   if (known !== undefined) {
     sawShared = true;
@@ -58,7 +65,7 @@ function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
   if (Array.isArray(v)) {
     for (const x of v) n += sizeOf(x, memo) + 1;
   } else {
-    for (const k of Object.keys(v)) n += strBytes(k) + 4 + sizeOf((v as JsonObject)[k], memo);
+    for (const k of Object.keys(v as JsonObject)) n += strBytes(k) + 4 + sizeOf((v as JsonObject)[k], memo);
   }
   memo.set(v as object, n);
   return n;
@@ -66,20 +73,13 @@ function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
 
 /** sizeOf for a tree known to share no object (no memo needed). */
 function plainSize(v: JsonValue): number {
-  if (v === null) return 4;
-  switch (typeof v) {
-    case 'string':
-      return strBytes(v) + 2;
-    case 'number':
-      return String(v).length;
-    case 'boolean':
-      return v ? 4 : 5;
-  }
+  const scalar = scalarSize(v);
+  if (scalar >= 0) return scalar;
   let n = 2;
   if (Array.isArray(v)) {
     for (const x of v) n += plainSize(x) + 1;
   } else {
-    for (const k of Object.keys(v)) n += strBytes(k) + 4 + plainSize((v as JsonObject)[k]);
+    for (const k of Object.keys(v as JsonObject)) n += strBytes(k) + 4 + plainSize((v as JsonObject)[k]);
   }
   return n;
 }
