@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
 import type { Logger } from 'pino';
+import { displayUrl } from '../util/log-text.js';
 import { ConfigError } from '../util/validated-yaml.js';
 import { watchFileText, type FileWatch } from './watch.js';
 
@@ -48,11 +49,6 @@ function lookupOf(json: unknown): KeyLookup {
     if ('d' in k || k.kty === 'oct') throw new Error('the key set holds private or symmetric key material');
   }
   return createLocalJWKSet(set);
-}
-
-/** URL for logs: no userinfo, no query. */
-function displayUrl(url: URL): string {
-  return `${url.protocol}//${url.host}${url.pathname}`;
 }
 
 const MAX_JWKS_BYTES = 1_048_576;

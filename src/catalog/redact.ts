@@ -4,9 +4,9 @@
 // with a string value, and a string shaped like a credential. Inside schema
 // data keywords (default, examples, const, enum) the whole keyword is dropped,
 // which only loosens the schema; elsewhere the string is replaced.
+import { isCredentialName } from '../contract/credential-names.js';
 import type { JsonObject, JsonValue } from '../contract/descriptor.js';
-
-const SECRET_KEY = /^(?:x-)?(?:pass(?:word|wd|phrase)?|secret|client[-_]?secret|token|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|bearer|api[-_]?key|apikey|private[-_]?key|authorization|credentials?|cookie|session[-_]?id)$/i;
+import { escapePointerSegment } from '../util/json.js';
 
 /**
  * Credential shapes, each with a literal its match must contain where there
@@ -39,8 +39,9 @@ export function looksLikeSecret(value: string): boolean {
   return false;
 }
 
+/** A key whose string value is a credential by its name alone (the whole name, so "keyword" is no secret key). */
 export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
+  return isCredentialName(key);
 }
 
 /** True when any string in the value is secret-shaped or sits under a secret-named key. */
@@ -55,10 +56,6 @@ export interface RedactResult<T> {
   value: T;
   /** JSON pointers of what was removed or replaced; empty when the value was clean. */
   redacted: string[];
-}
-
-function escapePointer(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function redactValue(value: JsonValue, pointer: string, key: string | undefined, found: string[]): JsonValue {
@@ -76,7 +73,7 @@ function redactValue(value: JsonValue, pointer: string, key: string | undefined,
   if (value && typeof value === 'object') {
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(value)) {
-      const p = `${pointer}/${escapePointer(k)}`;
+      const p = `${pointer}/${escapePointerSegment(k)}`;
       if (SCHEMA_DATA_KEYWORDS.has(k) && containsSecret(v)) {
         found.push(p);
         continue;

@@ -5,10 +5,6 @@
 export const GLOB_PATTERN = /^[A-Za-z0-9_.:/*?-]{1,256}$/;
 export const GLOB_PATTERN_SOURCE = GLOB_PATTERN.source;
 
-export function isValidGlob(glob: string): boolean {
-  return GLOB_PATTERN.test(glob);
-}
-
 function globToRegexSource(glob: string): string {
   let out = '';
   for (const ch of glob) {

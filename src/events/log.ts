@@ -5,7 +5,7 @@
 // Event names. We emit the seed's names, `tool.session.opened` and
 // `tool.session.closed`. The openwop v2 event code map spells the same two
 // events `tool.session-opened` and `tool.session-closed`; a consumer keyed on
-// the code map maps one to the other (`V2_EVENT_CODE` below). The call
+// the code map maps one to the other. The call
 // events `agent.toolCalled` / `agent.toolReturned` are spelled the same in both.
 //
 // Streams. Each tenant is one stream: its `sequence` starts at 0 and grows by
@@ -83,14 +83,6 @@ export interface EventLogOptions {
 }
 
 export type AppendInput = Pick<ToolEvent, 'type' | 'tenant' | 'principal' | 'sessionId' | 'payload'>;
-
-/** The openwop v2 event code map's spelling of each event type we emit. */
-export const V2_EVENT_CODE: Readonly<Record<ToolEventType, string>> = {
-  'tool.session.opened': 'tool.session-opened',
-  'agent.toolCalled': 'agent.toolCalled',
-  'agent.toolReturned': 'agent.toolReturned',
-  'tool.session.closed': 'tool.session-closed',
-};
 
 export const TOOL_EVENT_TYPES: readonly ToolEventType[] = ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed'];
 export const SESSION_OUTCOMES: readonly SessionOutcome[] = ['completed', 'failed', 'cancelled'];

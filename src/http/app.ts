@@ -5,46 +5,20 @@
 // raised before any hook, such as a body that fails to parse, carry it too),
 // answerClientError for what Node's parser refuses.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
-import type { Logger } from 'pino';
-import type { Authenticator } from '../auth/principal.js';
-import type { CatalogSearch } from '../catalog/search/catalog-search.js';
-import type { CatalogStore } from '../catalog/store.js';
 import { ContractError } from '../contract/errors.js';
-import type { HostMetrics } from '../observability/metrics.js';
-import type { SourceHealth } from '../sources/raw-tool.js';
-import type { EventLog } from '../events/log.js';
 import { refuseAnonymous, registerAuthHooks } from './auth-hook.js';
 import { countRequest, registerRequestObservers } from './request-observers.js';
 import { prependHook } from './route-hooks.js';
-import { DISABLED_TRACING, type Tracing } from '../observability/tracing.js';
+import { DISABLED_TRACING } from '../observability/tracing.js';
 import { answerClientError } from './client-error.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
-import { type EventRouteOptions, registerEventRoutes } from './events-routes.js';
+import type { HttpDeps } from './deps.js';
+import { registerEventRoutes } from './events-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { protocolGate, sendContractError, sendError } from './respond.js';
 import { registerSearchRoutes } from './search-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
-import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeoutOptions } from './connection-limits.js';
-import type { Body } from '../catalog/body.js';
-
-export interface HttpDeps {
-  store: CatalogStore;
-  authenticator: Authenticator;
-  discoveryBody: Body;
-  sourceHealth: () => SourceHealth[];
-  metrics: HostMetrics;
-  logger: Logger;
-  /** The tool-session event log; when present, /events, /events/stream and /sessions/{id}/events are served. */
-  events?: EventLog;
-  /** Options of the event routes (the per-principal stream cap). */
-  eventRoutes?: EventRouteOptions;
-  /** Timeouts and the per-address connection cap (defaults: DEFAULT_CONNECTION_LIMITS). */
-  connectionLimits?: ConnectionLimits;
-  /** A server span per request when tracing is on. */
-  tracing?: Tracing;
-  /** Tool search; when present, GET /tool-search is served. */
-  search?: CatalogSearch;
-}
+import { DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeoutOptions } from './connection-limits.js';
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
   const limits = deps.connectionLimits ?? DEFAULT_CONNECTION_LIMITS;

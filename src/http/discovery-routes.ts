@@ -1,7 +1,7 @@
 // GET /.well-known/openwop (CONTRACT.md "Discovery"): unauthenticated, built
 // once, with an ETag and 304 on If-None-Match.
 import type { FastifyInstance } from 'fastify';
-import type { HttpDeps } from './app.js';
+import type { HttpDeps } from './deps.js';
 import { sendBody } from './respond.js';
 
 export function registerDiscoveryRoutes(app: FastifyInstance, deps: HttpDeps): void {

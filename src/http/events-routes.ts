@@ -21,7 +21,7 @@ import { PROTOCOL_VERSION } from '../contract/protocol.js';
 import { principalKey } from '../auth/principal.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventLog, SerializedEvent, ToolEvent } from '../events/log.js';
-import type { HttpDeps } from './app.js';
+import type { EventRouteOptions, HttpDeps } from './deps.js';
 import { requirePrincipal } from './auth-hook.js';
 import { JSON_TYPE, sendError } from './respond.js';
 
@@ -38,13 +38,6 @@ const STREAM_CAP_RETRY_AFTER_S = 5;
 const SESSION_NOT_FOUND = 'no session with that id is available';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 export const LOG_ID_HEADER = 'toolhost-event-log-id';
-
-export interface EventRouteOptions {
-  /** Interval of the SSE keep-alive comment (default 15 000 ms). */
-  keepAliveMs?: number;
-  /** Concurrent streams one principal may hold open (default 16); the next is refused with 429. */
-  maxStreamsPerPrincipal?: number;
-}
 
 interface Problem {
   parameter: string;

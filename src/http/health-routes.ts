@@ -3,7 +3,7 @@
 // ids, counts, times and redacted error text only; the event log's, its
 // logId, reason and SQLite's error text.
 import type { FastifyInstance } from 'fastify';
-import type { HttpDeps } from './app.js';
+import type { HttpDeps } from './deps.js';
 import { JSON_TYPE } from './respond.js';
 
 export function registerHealthRoutes(app: FastifyInstance, deps: HttpDeps): void {

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
 import { ContractError } from '../contract/errors.js';
-import type { HttpDeps } from './app.js';
+import type { HttpDeps } from './deps.js';
 import { principalOf } from './auth-hook.js';
 import { protocolGate, sendBody, sendContractError, sendError } from './respond.js';
 

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { unescapePointerSegment } from './json.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -29,7 +30,7 @@ export interface LocatedDocument {
 
 function pointerSegments(pointer: string): string[] {
   if (pointer === '' || pointer === '/') return [];
-  return pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer.slice(1).split('/').map(unescapePointerSegment);
 }
 
 function makeLocator(file: string, doc: Document, lc: LineCounter): (pointer: string) => string {

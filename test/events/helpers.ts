@@ -8,7 +8,8 @@ import { EventLog, type EventLogOptions } from '../../src/events/log.js';
 import { startHost, type Host } from '../../src/host/host.js';
 import { serve } from '../../src/host/serve.js';
 import { buildApp } from '../../src/http/app.js';
-import { registerEventRoutes, type EventRouteOptions } from '../../src/http/events-routes.js';
+import type { EventRouteOptions } from '../../src/http/deps.js';
+import { registerEventRoutes } from '../../src/http/events-routes.js';
 import { ACME_KEY, GLOBEX_KEY, tempDir, writeConfig } from '../helpers/server.js';
 
 export { ACME_KEY, GLOBEX_KEY, request, tempDir } from '../helpers/server.js';

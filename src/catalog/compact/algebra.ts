@@ -8,11 +8,8 @@
 // Results may share subschema objects with their arguments; the caller never
 // mutates a returned schema (and unshares the final tree).
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
-import {
-  type Bound, type Dialect, type Schema, deepEqual, getBound, getDepsRequired, getTuple, has, hasTuple, isObject,
-  isTrivial, K_ARR, K_BOOL, K_INT, K_NULL, K_NUM, K_OBJ, K_STR, looser, multipleOfAnd, multipleOfOr, ordered, own,
-  patternAnd, patternOr, setBound, setKey, setTuple, tighter, typeFromMask, typeMask, uniqueValues, valueKey, valueKind,
-} from './schema-util.js';
+import { isPlainObject, setOwn } from '../../util/json.js';
+import { type Bound, type Dialect, type Schema, deepEqual, getBound, getDepsRequired, getTuple, has, hasTuple, isTrivial, K_ARR, K_BOOL, K_INT, K_NULL, K_NUM, K_OBJ, K_STR, looser, multipleOfAnd, multipleOfOr, ordered, own, patternAnd, patternOr, setBound, setTuple, tighter, typeFromMask, typeMask, uniqueValues, valueKey, valueKind } from './schema-util.js';
 
 export interface AlgebraHost {
   /** Spend one unit of the work budget; false when it is exhausted. */
@@ -209,8 +206,8 @@ export class Algebra {
     const objA = has(a, 'properties') || has(a, 'additionalProperties');
     const objB = has(b, 'properties') || has(b, 'additionalProperties');
     if (objA && objB) {
-      const pa = isObject(a.properties) ? a.properties : undefined;
-      const pb = isObject(b.properties) ? b.properties : undefined;
+      const pa = isPlainObject(a.properties) ? a.properties : undefined;
+      const pb = isPlainObject(b.properties) ? b.properties : undefined;
       const addA = (has(a, 'additionalProperties') ? a.additionalProperties : true) as Schema;
       const addB = (has(b, 'additionalProperties') ? b.additionalProperties : true) as Schema;
       if (pa || pb) {
@@ -220,13 +217,13 @@ export class Algebra {
         if (pa) {
           for (const n of Object.keys(pa)) {
             const y = own(pb, n);
-            setKey(props, n, this.and(pa[n] as Schema, (y === undefined ? addB : y) as Schema));
+            setOwn(props, n, this.and(pa[n] as Schema, (y === undefined ? addB : y) as Schema));
           }
         }
         if (pb) {
           for (const n of Object.keys(pb)) {
             if (pa && has(pa, n)) continue;
-            setKey(props, n, this.and(pb[n] as Schema, addA));
+            setOwn(props, n, this.and(pb[n] as Schema, addA));
           }
         }
         out.properties = props;
@@ -255,8 +252,8 @@ export class Algebra {
     const db = getDepsRequired(b, d);
     if (da && db) {
       const deps: JsonObject = {};
-      for (const k of Object.keys(da)) setKey(deps, k, uniqueValues([...da[k], ...((own(db, k) as string[] | undefined) ?? [])]));
-      for (const k of Object.keys(db)) if (!has(da, k)) setKey(deps, k, db[k]);
+      for (const k of Object.keys(da)) setOwn(deps, k, uniqueValues([...da[k], ...((own(db, k) as string[] | undefined) ?? [])]));
+      for (const k of Object.keys(db)) if (!has(da, k)) setOwn(deps, k, db[k]);
       out[d.depsKeyword] = deps;
     } else if (da || db) out[d.depsKeyword] = (da ?? db) as JsonObject;
   }
@@ -434,8 +431,8 @@ export class Algebra {
 
   private orObjectGroup(a: JsonObject, b: JsonObject, out: JsonObject): void {
     const d = this.d;
-    const pa = isObject(a.properties) ? a.properties : undefined;
-    const pb = isObject(b.properties) ? b.properties : undefined;
+    const pa = isPlainObject(a.properties) ? a.properties : undefined;
+    const pb = isPlainObject(b.properties) ? b.properties : undefined;
     const addA = (has(a, 'additionalProperties') ? a.additionalProperties : true) as Schema;
     const addB = (has(b, 'additionalProperties') ? b.additionalProperties : true) as Schema;
     if (pa || pb) {
@@ -445,13 +442,13 @@ export class Algebra {
       if (pa) {
         for (const n of Object.keys(pa)) {
           const y = own(pb, n);
-          setKey(props, n, this.or(pa[n] as Schema, (y === undefined ? addB : y) as Schema));
+          setOwn(props, n, this.or(pa[n] as Schema, (y === undefined ? addB : y) as Schema));
         }
       }
       if (pb) {
         for (const n of Object.keys(pb)) {
           if (pa && has(pa, n)) continue;
-          setKey(props, n, this.or(addA, pb[n] as Schema));
+          setOwn(props, n, this.or(addA, pb[n] as Schema));
         }
       }
       out.properties = props;
@@ -483,7 +480,7 @@ export class Algebra {
         if (!Array.isArray(other)) continue;
         const set = new Set(other);
         const common = da[k].filter((n) => set.has(n));
-        if (common.length > 0) setKey(deps, k, common);
+        if (common.length > 0) setOwn(deps, k, common);
       }
       if (Object.keys(deps).length > 0) out[d.depsKeyword] = deps;
       if (!deepEqual(da as unknown as JsonValue, db as unknown as JsonValue)) this.lossy = true;

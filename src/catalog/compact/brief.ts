@@ -2,8 +2,8 @@
 // notes appended to `description` when a rewrite loses information
 // ("One of: {kind: "circle", radius: number} | {kind: "square", side: number}").
 import type { JsonValue } from '../../contract/descriptor.js';
+import { isPlainObject } from '../../util/json.js';
 import { MAX_NOTE_LENGTH } from './limits.js';
-import { isObject } from './schema-util.js';
 
 function clip(s: string, n: number): string {
   return s.length <= n ? s : s.slice(0, Math.max(0, n - 1)) + '…';
@@ -15,10 +15,10 @@ function literal(v: JsonValue): string {
   return Array.isArray(v) ? '[…]' : '{…}';
 }
 
-function typeWord(s: unknown): string {
+function typeWord(s: JsonValue | undefined): string {
   if (s === true) return 'any';
   if (s === false) return 'nothing';
-  if (!isObject(s)) return 'any';
+  if (!isPlainObject(s)) return 'any';
   if (s.const !== undefined) return literal(s.const);
   if (Array.isArray(s.enum)) {
     const vals = s.enum.slice(0, 6).map(literal);
@@ -27,7 +27,7 @@ function typeWord(s: unknown): string {
   const t = s.type;
   const types = typeof t === 'string' ? [t] : Array.isArray(t) ? (t.filter((x) => typeof x === 'string') as string[]) : [];
   if (types.length === 0) {
-    if (isObject(s.properties)) return 'object';
+    if (isPlainObject(s.properties)) return 'object';
     if (s.items !== undefined || s.prefixItems !== undefined) return 'array';
     return 'any';
   }
@@ -59,11 +59,11 @@ function constraints(s: Record<string, unknown>): string {
 }
 
 /** One line, at most `max` characters. */
-export function brief(s: unknown, max = 80): string {
+export function brief(s: JsonValue | undefined, max = 80): string {
   if (typeof s === 'boolean') return s ? 'any' : 'nothing';
-  if (!isObject(s)) return 'any';
+  if (!isPlainObject(s)) return 'any';
   let core = typeWord(s);
-  const props = isObject(s.properties) ? s.properties : undefined;
+  const props = isPlainObject(s.properties) ? s.properties : undefined;
   const required = Array.isArray(s.required) ? s.required.filter((n): n is string => typeof n === 'string') : [];
   if (props || required.length > 0) {
     const req = new Set(required);
@@ -83,7 +83,7 @@ export function brief(s: unknown, max = 80): string {
 }
 
 /** "One of: a | b | c", bounded by MAX_NOTE_LENGTH. */
-export function alternativesNote(label: string, branches: readonly unknown[]): string {
+export function alternativesNote(label: string, branches: readonly JsonValue[]): string {
   const per = Math.max(24, Math.floor((MAX_NOTE_LENGTH - label.length) / Math.max(1, branches.length)) - 3);
   return clip(`${label}: ${branches.map((b) => brief(b, per)).join(' | ')}`, MAX_NOTE_LENGTH);
 }

@@ -17,9 +17,10 @@
 //   dialect a schema without `$schema` is read in.
 import { Buffer } from 'node:buffer';
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import { isPlainObject, setOwn } from '../../util/json.js';
 import { boundedNote } from './brief.js';
 import { MAX_COMPACT_SCHEMA_BYTES } from './limits.js';
-import { type Dialect, detectDialect, getBound, getDepsRequired, getTuple, has, isObject, type Schema, setBound, setKey, setTuple } from './schema-util.js';
+import { type Dialect, detectDialect, getBound, getDepsRequired, getTuple, has, type Schema, setBound, setTuple } from './schema-util.js';
 import { enforceSizeLimit } from './size.js';
 
 /** Appended to the description of each property the original top level requires. */
@@ -43,13 +44,13 @@ export function closeTopLevel(compact: JsonObject): ClosedTopLevel {
   const dialect = detectDialect(compact);
   const respell = dialect.id !== '2020-12' ? respeller(dialect) : (s: Schema) => s;
   const properties: JsonObject = {};
-  if (isObject(compact.properties)) for (const name of Object.keys(compact.properties)) setKey(properties, name, respell(compact.properties[name] as Schema));
+  if (isPlainObject(compact.properties)) for (const name of Object.keys(compact.properties)) setOwn(properties, name, respell(compact.properties[name] as Schema));
 
   const required = Array.isArray(compact.required) ? [...new Set(compact.required.filter((n): n is string => typeof n === 'string'))] : [];
   if (required.length > 0) {
     // A required name without a `properties` entry is governed by `additionalProperties`: that schema is what it must satisfy.
-    const other = isObject(compact.additionalProperties) ? respell(compact.additionalProperties) : {};
-    for (const name of required) setKey(properties, name, markRequired(Object.hasOwn(properties, name) ? (properties[name] as Schema) : other));
+    const other = isPlainObject(compact.additionalProperties) ? respell(compact.additionalProperties) : {};
+    for (const name of required) setOwn(properties, name, markRequired(Object.hasOwn(properties, name) ? (properties[name] as Schema) : other));
     moved.push(`/required: moved into the properties' descriptions (each ends with "${REQUIRED_MARK}")`);
   }
   let description: string | undefined;
@@ -69,7 +70,7 @@ export function closeTopLevel(compact: JsonObject): ClosedTopLevel {
   if (Buffer.byteLength(JSON.stringify(schema)) > MAX_COMPACT_SCHEMA_BYTES) {
     const sized = enforceSizeLimit(schema, true, (m) => moved.push(`/: ${m}`));
     if (typeof sized.description === 'string') description = boundedNote(sized.description);
-    schema = { type: 'object', properties: isObject(sized.properties) ? sized.properties : {} };
+    schema = { type: 'object', properties: isPlainObject(sized.properties) ? sized.properties : {} };
   }
   return description === undefined ? { schema, required, moved } : { schema, required, description, moved };
 }
@@ -94,9 +95,9 @@ function respeller(from: Dialect): (s: Schema) => Schema {
       const v = s[key];
       switch (key) {
         case 'properties':
-          if (isObject(v)) {
+          if (isPlainObject(v)) {
             const props: JsonObject = {};
-            for (const name of Object.keys(v)) setKey(props, name, walk(v[name] as Schema));
+            for (const name of Object.keys(v)) setOwn(props, name, walk(v[name] as Schema));
             out.properties = props;
           }
           break;
@@ -129,7 +130,7 @@ function respeller(from: Dialect): (s: Schema) => Schema {
           break;
         }
         default:
-          setKey(out, key, v);
+          setOwn(out, key, v);
       }
     }
     done.set(s, out);

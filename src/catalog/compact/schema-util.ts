@@ -2,6 +2,7 @@
 // equality, and the accessors for keyword groups whose spelling depends on
 // the dialect (tuples, numeric bounds, required-dependencies).
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import { isPlainObject } from '../../util/json.js';
 
 /** A compacted subschema: a boolean schema or an object using only compact keywords. */
 export type Schema = JsonObject | boolean;
@@ -49,16 +50,12 @@ const DIALECTS: Record<DialectId, Dialect> = {
 
 /** The dialect named by a root `$schema`; absent or unrecognized means 2020-12 (the MCP default). */
 export function detectDialect(root: JsonValue): Dialect {
-  const uri = isObject(root) && typeof root.$schema === 'string' ? root.$schema : '';
+  const uri = isPlainObject(root) && typeof root.$schema === 'string' ? root.$schema : '';
   if (uri.includes('draft-04')) return DIALECTS['draft-04'];
   if (uri.includes('draft-06')) return DIALECTS['draft-06'];
   if (uri.includes('draft-07')) return DIALECTS['draft-07'];
   if (uri.includes('2019-09')) return DIALECTS['2019-09'];
   return DIALECTS['2020-12'];
-}
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -130,11 +127,6 @@ export function typeFromMask(mask: number): JsonValue | undefined {
   if (mask & K_BOOL) out.push('boolean');
   if (mask & K_NULL) out.push('null');
   return out.length === 1 ? out[0] : out;
-}
-
-/** The `number` type also admits integers; normalize so a mask with fractions always has integers. */
-export function normalizeMask(mask: number): number {
-  return mask & K_FRAC ? mask | K_INT : mask;
 }
 
 // ---- data ------------------------------------------------------------------
@@ -258,7 +250,7 @@ export function setBound(out: JsonObject, b: Bound | undefined, dir: 'min' | 'ma
 
 export function getDepsRequired(s: JsonObject, d: Dialect): Record<string, string[]> | undefined {
   const v = s[d.depsKeyword];
-  return isObject(v) ? (v as Record<string, string[]>) : undefined;
+  return isPlainObject(v) ? (v as Record<string, string[]>) : undefined;
 }
 
 /** Keyword order of rewritten nodes (copied nodes keep their own order). */
@@ -344,17 +336,6 @@ export function multipleOfOr(a: number, b: number): number | undefined {
   if (Number.isInteger(a / b)) return b;
   if (Number.isInteger(b / a)) return a;
   return undefined;
-}
-
-/** Escape one JSON-pointer segment. */
-export function pointerSegment(s: string): string {
-  return s.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-/** Set an own property, also for the name `__proto__` (which plain assignment would treat as the prototype). */
-export function setKey(o: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
-  else o[key] = value;
 }
 
 /** Own property value, or undefined (never an inherited member such as `constructor`). */

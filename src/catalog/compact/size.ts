@@ -6,8 +6,9 @@
 // level and never walk a shared subtree twice.
 import { Buffer } from 'node:buffer';
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import { isPlainObject, setOwn } from '../../util/json.js';
 import { MAX_COMPACT_SCHEMA_BYTES, MAX_STUB_DESCRIPTION } from './limits.js';
-import { has, isObject, type Schema, setKey } from './schema-util.js';
+import { has, type Schema } from './schema-util.js';
 
 /** Keywords whose value is one subschema. */
 const SCHEMA_ONE = ['additionalProperties', 'propertyNames', 'contains', 'additionalItems'];
@@ -24,17 +25,21 @@ function strBytes(s: string): number {
 /** Set by sizeOf when it meets one object twice (the tree is a DAG). */
 let sawShared = false;
 
-/** A fresh copy of a JSON tree (shared subtrees become separate copies). */
-function cloneJson(v: JsonValue): JsonValue {
+/**
+ * A fresh copy of a JSON tree (shared subtrees become separate copies). Not
+ * the connector's toJsonData: the input here is compacted JSON already, so
+ * no cycle or non-JSON value needs a check on this hot path.
+ */
+function unshared(v: JsonValue): JsonValue {
   if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map(cloneJson);
+  if (Array.isArray(v)) return v.map(unshared);
   const out: JsonObject = {};
-  for (const k of Object.keys(v)) setKey(out, k, cloneJson(v[k]));
+  for (const k of Object.keys(v)) setOwn(out, k, unshared(v[k]));
   return out;
 }
 
-/** UTF-8 size of the JSON text, approximately (string escapes not counted), memoized per object. */
-function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
+/** Size of a scalar's JSON text (string escapes not counted); -1 for arrays and objects. */
+function scalarSize(v: JsonValue): number {
   if (v === null) return 4;
   switch (typeof v) {
     case 'string':
@@ -44,6 +49,13 @@ function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
     case 'boolean':
       return v ? 4 : 5;
   }
+  return -1;
+}
+
+/** UTF-8 size of the JSON text, approximately (string escapes not counted), memoized per object. */
+function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
+  const scalar = scalarSize(v);
+  if (scalar >= 0) return scalar;
   const known = memo.get(v as object);
   if (known !== undefined) {
     sawShared = true;
@@ -53,7 +65,7 @@ function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
   if (Array.isArray(v)) {
     for (const x of v) n += sizeOf(x, memo) + 1;
   } else {
-    for (const k of Object.keys(v)) n += strBytes(k) + 4 + sizeOf((v as JsonObject)[k], memo);
+    for (const k of Object.keys(v as JsonObject)) n += strBytes(k) + 4 + sizeOf((v as JsonObject)[k], memo);
   }
   memo.set(v as object, n);
   return n;
@@ -61,20 +73,13 @@ function sizeOf(v: JsonValue, memo: WeakMap<object, number>): number {
 
 /** sizeOf for a tree known to share no object (no memo needed). */
 function plainSize(v: JsonValue): number {
-  if (v === null) return 4;
-  switch (typeof v) {
-    case 'string':
-      return strBytes(v) + 2;
-    case 'number':
-      return String(v).length;
-    case 'boolean':
-      return v ? 4 : 5;
-  }
+  const scalar = scalarSize(v);
+  if (scalar >= 0) return scalar;
   let n = 2;
   if (Array.isArray(v)) {
     for (const x of v) n += plainSize(x) + 1;
   } else {
-    for (const k of Object.keys(v)) n += strBytes(k) + 4 + plainSize((v as JsonObject)[k]);
+    for (const k of Object.keys(v as JsonObject)) n += strBytes(k) + 4 + plainSize((v as JsonObject)[k]);
   }
   return n;
 }
@@ -94,7 +99,7 @@ function heightOf(s: Schema, memo: WeakMap<object, number>): number {
 }
 
 function forEachChild(s: JsonObject, fn: (c: Schema) => void): void {
-  if (isObject(s.properties)) for (const k of Object.keys(s.properties)) fn(s.properties[k] as Schema);
+  if (isPlainObject(s.properties)) for (const k of Object.keys(s.properties)) fn(s.properties[k] as Schema);
   for (const k of SCHEMA_ONE) if (has(s, k)) fn(s[k] as Schema);
   if (has(s, 'items')) {
     if (Array.isArray(s.items)) for (const c of s.items) fn(c as Schema);
@@ -129,9 +134,9 @@ function pruneAt(s: Schema, depth: number, cut: number, memo: Map<object, Map<nu
   const out: JsonObject = {};
   for (const k of Object.keys(s)) {
     const v = s[k];
-    if (k === 'properties' && isObject(v)) {
+    if (k === 'properties' && isPlainObject(v)) {
       const props: JsonObject = {};
-      for (const n of Object.keys(v)) setKey(props, n, pruneAt(v[n] as Schema, depth + 1, cut, memo, sizes));
+      for (const n of Object.keys(v)) setOwn(props, n, pruneAt(v[n] as Schema, depth + 1, cut, memo, sizes));
       out.properties = props;
     } else if (SCHEMA_ONE.includes(k) || (k === 'items' && !Array.isArray(v))) {
       out[k] = pruneAt(v as Schema, depth + 1, cut, memo, sizes);
@@ -165,7 +170,7 @@ export function enforceSizeLimit(top: JsonObject, shared: boolean, note: (messag
     est = sizeOf(top, new WeakMap());
     dag = sawShared;
   }
-  if (est * 6 <= MAX_COMPACT_SCHEMA_BYTES) return dag ? (cloneJson(top) as JsonObject) : top;
+  if (est * 6 <= MAX_COMPACT_SCHEMA_BYTES) return dag ? (unshared(top) as JsonObject) : top;
   const whole = fits(top);
   if (whole !== undefined) return dag ? (JSON.parse(whole) as JsonObject) : top;
 

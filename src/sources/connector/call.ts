@@ -13,6 +13,7 @@
 // only in the operator's log.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { isPlainObject } from '../../util/json.js';
 import type { ConnectorSourceConfig } from './config-schema.js';
 import { applyConnectorAuth, buildHttpRequest, ConnectorRequestError } from './http-request.js';
 import { SecretScrubber, secretValues } from './scrub.js';
@@ -103,7 +104,7 @@ export async function callConnectorOperation(config: ConnectorSourceConfig, op: 
     const text = scrubber.text(JSON.stringify({ status: res.status, body }));
     if (!res.ok) return { status: 'error', result: { content: [{ type: 'text', text }], isError: true } };
     // The API's own JSON object is the structured result, so it matches the operation's outputSchema.
-    const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+    const structured = isPlainObject(body) ? body : undefined;
     return { status: 'ok', result: { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) } };
   } catch (err) {
     if (signal.aborted) throw signal.reason;

@@ -24,6 +24,7 @@
 // - body: JSON (`JSON.stringify`), form (`application/x-www-form-urlencoded`
 //   of the object's properties) or text; `content-type` set from the chosen
 //   media type; `accept` from the JSON 2xx response, if any.
+import { isPlainObject } from '../../util/json.js';
 import type { ConnectorAuthConfig } from './config-schema.js';
 import type { ConnectorHttpRequest, ConnectorOperation, ConnectorParameter } from './types.js';
 
@@ -51,10 +52,6 @@ function entriesOf(v: Record<string, unknown>): [string, string][] {
     .map(([k, x]) => [k, scalarText(x)]);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function paramValue(p: ConnectorParameter, v: unknown): unknown {
   return p.content === 'json' ? JSON.stringify(v) : p.content === 'text' ? scalarText(v) : v;
 }
@@ -76,7 +73,7 @@ function pathValue(p: ConnectorParameter, raw: unknown): string {
         return items.join(',');
     }
   }
-  if (isRecord(v)) {
+  if (isPlainObject(v)) {
     const pairs = entriesOf(v).map(([k, x]) => [e(k), e(x)] as const);
     switch (p.style) {
       case 'label':
@@ -110,7 +107,7 @@ function queryPairs(p: ConnectorParameter, raw: unknown): string[] {
     const sep = p.style === 'spaceDelimited' ? '%20' : p.style === 'pipeDelimited' ? '|' : ',';
     return [`${name}=${items.join(sep)}`];
   }
-  if (isRecord(v)) {
+  if (isPlainObject(v)) {
     const pairs = entriesOf(v).map(([k, x]) => [e(k), e(x)] as const);
     if (p.style === 'deepObject') return pairs.map(([k, x]) => `${name}[${k}]=${x}`);
     if (p.explode) return pairs.map(([k, x]) => `${k}=${x}`);
@@ -126,7 +123,7 @@ function headerValue(p: ConnectorParameter, raw: unknown): string {
   const v = paramValue(p, raw);
   let s: string;
   if (Array.isArray(v)) s = v.map(scalarText).join(',');
-  else if (isRecord(v)) {
+  else if (isPlainObject(v)) {
     const pairs = entriesOf(v);
     s = p.explode ? pairs.map(([k, x]) => `${k}=${x}`).join(',') : pairs.flat().join(',');
   } else s = scalarText(v);
@@ -140,7 +137,7 @@ function isDotSegment(seg: string): boolean {
 }
 
 function formBody(v: unknown): string {
-  if (!isRecord(v)) throw new ConnectorRequestError('the form body must be an object');
+  if (!isPlainObject(v)) throw new ConnectorRequestError('the form body must be an object');
   const out: string[] = [];
   for (const [k, x] of Object.entries(v)) {
     if (x === undefined || x === null) continue;

@@ -18,11 +18,11 @@ export { buildHttpRequest, applyConnectorAuth, ConnectorRequestError } from './h
 export {
   loadConnectorDocument,
   convertOpenApiText,
-  classifyMethod,
   ConnectorDocumentError,
   type LoadedConnectorDocument,
   type SkippedOperation,
 } from './document.js';
+export { classifyMethod } from './operations.js';
 export { sanitizeName, deriveName, type HttpMethod } from './naming.js';
 export type {
   ConnectorOperation,

@@ -32,6 +32,8 @@
 // - in 3.0 documents the siblings of a remaining `$ref` are ignored (as 3.0 specifies).
 // - size: at most MAX_SCHEMA_NODES schema nodes per tool schema (see below).
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
+import { mentionsCredential } from '../../contract/credential-names.js';
+import { isPlainObject, setOwn, unescapePointerSegment } from '../../util/json.js';
 
 export type OasVersion = '3.0' | '3.1';
 export type SchemaMode = 'request' | 'response';
@@ -168,20 +170,13 @@ const NON_NEGATIVE_INT_KEYWORDS = [
 ] as const;
 const NUMBER_KEYWORDS = ['maximum', 'minimum'] as const;
 
-/** Property names whose upstream sample values are never copied. */
-export const CREDENTIAL_NAME = /pass(word|wd|phrase)?|secret|token|api[-_ ]?key|credential|private[-_ ]?key|authori[sz]ation|cookie|session/i;
-
-/** Own-property assignment that also works for a key named `__proto__`. */
-export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** A JSON deep copy of a value (upstream data in enum/const/default/examples); drops functions, cycles and non-JSON. */
-export function cloneJson(v: unknown, seen: Set<unknown> = new Set()): JsonValue | undefined {
+/**
+ * Upstream data (enum/const/default/examples) as JSON: a deep copy that drops
+ * functions, cycles and non-finite numbers and writes dates as ISO strings.
+ * Not the compact view's copy of a JSON tree (compact/size.ts): this one
+ * takes any JavaScript value the YAML parser may have produced.
+ */
+export function toJsonData(v: unknown, seen: Set<unknown> = new Set()): JsonValue | undefined {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
   if (v instanceof Date) return v.toISOString();
@@ -192,24 +187,20 @@ export function cloneJson(v: unknown, seen: Set<unknown> = new Set()): JsonValue
     if (Array.isArray(v)) {
       const out: JsonValue[] = [];
       for (const item of v) {
-        const c = cloneJson(item, seen);
+        const c = toJsonData(item, seen);
         out.push(c === undefined ? null : c);
       }
       return out;
     }
     const out: Record<string, JsonValue> = {};
     for (const [k, item] of Object.entries(v)) {
-      const c = cloneJson(item, seen);
+      const c = toJsonData(item, seen);
       if (c !== undefined) setOwn(out, k, c);
     }
     return out;
   } finally {
     seen.delete(v);
   }
-}
-
-function unescapePointerToken(t: string): string {
-  return t.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 /** Resolves a local `#/a/b` pointer against the document, or undefined. */
@@ -225,7 +216,7 @@ export function resolvePointer(root: unknown, ref: string): unknown {
   if (!frag.startsWith('/')) return undefined;
   let node: unknown = root;
   for (const raw of frag.slice(1).split('/')) {
-    const token = unescapePointerToken(raw);
+    const token = unescapePointerSegment(raw);
     if (Array.isArray(node)) {
       if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
       node = node[Number(token)];
@@ -251,7 +242,7 @@ function defNameFor(ref: string, ctx: ConvertContext): string {
   const existing = ctx.defNames.get(ref);
   if (existing) return existing;
   const tokens = ref.replace(/^#\/?/, '').split('/');
-  const name = uniqueDefName(unescapePointerToken(tokens[tokens.length - 1] ?? ''), ctx);
+  const name = uniqueDefName(unescapePointerSegment(tokens[tokens.length - 1] ?? ''), ctx);
   ctx.defNames.set(ref, name);
   return name;
 }
@@ -422,7 +413,7 @@ function convertNode(node: Record<string, unknown>, ctx: ConvertContext, propert
   // values
   for (const k of VALUE_KEYWORDS) {
     if (node[k] === undefined) continue;
-    const v = cloneJson(node[k]);
+    const v = toJsonData(node[k]);
     if (v === undefined) continue;
     if (k === 'enum') {
       if (Array.isArray(v) && v.length > 0) out.enum = v;
@@ -431,15 +422,15 @@ function convertNode(node: Record<string, unknown>, ctx: ConvertContext, propert
     }
   }
   if (Array.isArray(node.examples)) {
-    const v = cloneJson(node.examples);
+    const v = toJsonData(node.examples);
     if (Array.isArray(v) && v.length > 0) out.examples = v;
   } else if (node.example !== undefined) {
-    const v = cloneJson(node.example);
+    const v = toJsonData(node.example);
     if (v !== undefined) out.examples = [v];
   }
 
   // credential hygiene: no upstream sample values for secret-looking fields
-  if ((propertyName !== undefined && CREDENTIAL_NAME.test(propertyName)) || node.format === 'password') {
+  if ((propertyName !== undefined && mentionsCredential(propertyName)) || node.format === 'password') {
     delete out.default;
     delete out.examples;
     delete out.const;

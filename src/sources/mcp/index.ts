@@ -32,7 +32,9 @@ import { CallAbort, errorResult, type DispatchOutcome } from '../call-result.js'
 import type { InvokeContext, RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool.js';
 import type { SourceContext } from '../source-context.js';
 import { withDefaults, type McpSourceConfig, type ResolvedMcpOptions } from './config-schema.js';
-import { Redactor, SECRET_NAME, displayUrl } from './redact.js';
+import { CREDENTIAL_MENTION as SECRET_NAME } from '../../contract/credential-names.js';
+import { displayUrl } from '../../util/log-text.js';
+import { Redactor } from './redact.js';
 import { attachLineCache, type CachingLineReader } from './stdio-lines.js';
 import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
 

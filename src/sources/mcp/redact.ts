@@ -4,16 +4,10 @@
 // URL userinfo and query strings. Upstream error text is untrusted too: a
 // server may echo the Authorization header it received.
 
+import { boundedLine, maskCredentialPatterns } from '../../util/log-text.js';
+
 const MIN_SECRET_LENGTH = 3;
 const MAX_MESSAGE_LENGTH = 300;
-
-/** `scheme://user:pass@host/path?query#frag` -> `scheme://***@host/path?***` */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
-const URL_QUERY = /\b([a-z][a-z0-9+.-]*:\/\/[^\s?#]*)[?#][^\s]*/gi;
-const BEARER = /\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{4,}/gi;
-
-/** Header and variable names that say "credential". */
-export const SECRET_NAME = /auth|token|key|secret|passw|pwd|cookie|session|credential|signature/i;
 
 function merged(current: string[], values: Iterable<string>): string[] {
   const set = new Set(current);
@@ -80,20 +74,11 @@ export class Redactor {
 
   /** Redacted, single-line, bounded. */
   text(input: string, max = MAX_MESSAGE_LENGTH): string {
-    let s = replaceAll(replaceAll(input, this.secrets), this.sensitive);
-    s = s.replace(URL_USERINFO, '$1***@').replace(URL_QUERY, '$1?***').replace(BEARER, '$1 [redacted]');
-    s = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-    if (s.length > max) s = `${s.slice(0, max - 1)}…`;
-    return s;
+    return boundedLine(maskCredentialPatterns(replaceAll(replaceAll(input, this.secrets), this.sensitive)), max);
   }
 
   error(err: unknown, max = MAX_MESSAGE_LENGTH): string {
     const message = err instanceof Error ? err.message || err.name : typeof err === 'string' ? err : 'unknown error';
     return this.text(message, max) || 'unknown error';
   }
-}
-
-/** A configured URL (before `${VAR}` resolution) made safe to show: no userinfo, no query. */
-export function displayUrl(configured: string): string {
-  return new Redactor().text(configured, 200);
 }

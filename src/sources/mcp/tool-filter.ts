@@ -13,6 +13,7 @@
 // unchanged tool as the same object and stops at an identity check.
 import type { JsonObject } from '../../contract/descriptor.js';
 import { MCP_TOOL_NAME_PATTERN, formatToolId } from '../../contract/tool-id.js';
+import { isPlainObject } from '../../util/json.js';
 import { sameJson } from '../../util/same-json.js';
 import type { RawTool } from '../raw-tool.js';
 
@@ -22,10 +23,6 @@ export interface ToolLimits {
   maxDescriptionLength: number;
   maxSchemaBytes: number;
   maxSchemaDepth: number;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Truncates to at most `max` characters (code points), marking the cut with an ellipsis. */

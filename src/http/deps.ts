@@ -1,0 +1,40 @@
+// What the HTTP front is built from (CONTRACT.md "Endpoints"): the catalog,
+// the authenticator, the event log and the observability hooks, handed to
+// buildApp and to every route module. Its own file so that the routes need
+// not import app.ts, which imports them.
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth/principal.js';
+import type { Body } from '../catalog/body.js';
+import type { CatalogSearch } from '../catalog/search/catalog-search.js';
+import type { CatalogStore } from '../catalog/store.js';
+import type { EventLog } from '../events/log.js';
+import type { HostMetrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
+import type { SourceHealth } from '../sources/raw-tool.js';
+import type { ConnectionLimits } from './connection-limits.js';
+
+export interface EventRouteOptions {
+  /** Interval of the SSE keep-alive comment (default 15 000 ms). */
+  keepAliveMs?: number;
+  /** Concurrent streams one principal may hold open (default 16); the next is refused with 429. */
+  maxStreamsPerPrincipal?: number;
+}
+
+export interface HttpDeps {
+  store: CatalogStore;
+  authenticator: Authenticator;
+  discoveryBody: Body;
+  sourceHealth: () => SourceHealth[];
+  metrics: HostMetrics;
+  logger: Logger;
+  /** The tool-session event log; when present, /events, /events/stream and /sessions/{id}/events are served. */
+  events?: EventLog;
+  /** Options of the event routes (the per-principal stream cap). */
+  eventRoutes?: EventRouteOptions;
+  /** Timeouts and the per-address connection cap (defaults: DEFAULT_CONNECTION_LIMITS). */
+  connectionLimits?: ConnectionLimits;
+  /** A server span per request when tracing is on. */
+  tracing?: Tracing;
+  /** Tool search; when present, GET /tool-search is served. */
+  search?: CatalogSearch;
+}
