@@ -74,7 +74,11 @@ export const toolDescriptorV2Schema = {
   ],
 } as const;
 
-/** Banned anywhere in a compact inputSchema; the any-depth check is `findBannedKeywords`. */
+/**
+ * Banned anywhere in a compact inputSchema. This schema can refuse them only
+ * at the top level (`propertyNames`); the compactor never writes them at any
+ * depth, which its tests check by walking every schema it produces.
+ */
 export const COMPACT_BANNED_KEYWORDS = ['$ref', 'oneOf', 'allOf', 'anyOf', 'not', 'patternProperties', 'dependentSchemas'] as const;
 
 export const compactToolDescriptorV2Schema = {
