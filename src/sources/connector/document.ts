@@ -437,6 +437,7 @@ function buildOperations(config: ConnectorSourceConfig, api: Record<string, unkn
       ...(secured ? { credentialRef: true } : {}),
       derived: classifyMethod(method),
       keywords: [...tags, method.toUpperCase(), raw.path],
+      ...(config.mcpPrefix !== undefined ? { mcpPrefix: config.mcpPrefix } : {}),
     };
     tools.push(tool);
     operations.push({
