@@ -1,7 +1,9 @@
 // The readable forms an MCP tool name may take (docs/mcp.md "Names"), from
 // the most complete to the shortest: the whole toolId made MCP-safe, then
-// without its source prefix, then with the connector's own operation prefix
-// (GitHub's `code-security/`) abbreviated, then with long words abbreviated.
+// without its source prefix, then with long words abbreviated
+// (`organization` → `org`), then with the connector's own operation prefix
+// (GitHub's `code-security/`) cut to initials; and the same again led by the
+// source's id, for operations two sources share.
 // Which form a tool gets is decided over the caller's whole view in
 // mcp-names.ts; this module only lists the candidates of one tool.
 import { parseToolId } from '../contract/tool-id.js';
@@ -112,16 +114,20 @@ export interface NameForm {
  */
 export function readableForms(input: McpNamingInput): NameForm[] {
   const { prefix, brief, local, configured } = splitSource(input);
+  const worded = abbreviateWords(local);
   const grouped = abbreviateGroup(local);
   const short = abbreviateWords(grouped);
   const keep = configured ? prefix : '';
   const candidates = [
     join(prefix, local),
     join(keep, local),
+    join(keep, worded),
     join(keep, grouped),
     join(keep, short),
     // Where another source has the same operations, the source's name comes back.
     join(brief, local),
+    join(brief, worded),
+    join(brief, grouped),
     join(brief, short),
   ].map(mcpSafe);
   const forms: NameForm[] = [];

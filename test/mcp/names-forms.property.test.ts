@@ -83,8 +83,8 @@ test('too long a name drops its source prefix, then abbreviates; mcpPrefix repla
   const long = 'connector:github.actions/list-selected-repositories-self-hosted-runners-organization';
   const longer = 'connector:github.orgs/custom-properties-for-repos-create-or-update-organization-definitions';
   const names = assignMcpNames([long, longer, 'connector:github.repos/get', { toolId: 'mcp:fs.read_file', mcpPrefix: 'files' }, { toolId: 'mcp:x.ping', mcpPrefix: '' }]);
-  assert.equal(names.byToolId.get(long), 'act_list-selected-repositories-self-hosted-runners-organization');
-  assert.equal(names.byToolId.get(longer), 'org_custom-properties-for-repos-create-or-update-org-defs');
+  assert.equal(names.byToolId.get(long), 'actions_list-selected-repos-self-hosted-runners-org');
+  assert.equal(names.byToolId.get(longer), 'orgs_custom-properties-for-repos-create-or-update-org-defs');
   assert.equal(names.byToolId.get('connector:github.repos/get'), 'connector__github_repos_get');
   assert.equal(names.byToolId.get('mcp:fs.read_file'), 'files_read_file');
   assert.equal(names.byToolId.get('mcp:x.ping'), 'ping');
