@@ -26,6 +26,7 @@ import { registerSearchRoutes } from './search-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeoutOptions } from './connection-limits.js';
 import type { Body } from '../catalog/body.js';
+import type { ProtectedResource } from '../auth/protected-resource.js';
 
 export interface HttpDeps {
   store: CatalogStore;
@@ -44,6 +45,8 @@ export interface HttpDeps {
   tracing?: Tracing;
   /** Tool search; when present, GET /tool-search is served. */
   search?: CatalogSearch;
+  /** RFC 9728 metadata; when present, served at its well-known paths. */
+  protectedResource?: ProtectedResource;
 }
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
