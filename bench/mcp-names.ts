@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { stringify } from 'yaml';
+import { readableForms } from '../src/catalog/mcp-name-forms.js';
 import { startHost } from '../src/host/host.js';
 import { githubDocument, OCTOKIT_OPENAPI } from './search-catalogs.js';
 
@@ -27,7 +28,10 @@ async function measure(mcpPrefix: string | undefined): Promise<Record<string, un
     const namingMs = performance.now() - started;
     const invalid = names.filter((n) => !/^[A-Za-z0-9_-]{1,64}$/.test(n));
     const hashed = names.filter((n) => HASHED.test(n));
-    const fullLength = [...view.mcpNames.byToolId].filter(([id, n]) => n === id.replace(/:/g, '__').replace(/[^A-Za-z0-9_-]/g, '_'));
+    const named = [...view.mcpNames.byToolId];
+    // The whole name (rank 0) kept, and how many whole names do not fit in 64 characters at all.
+    const whole = named.filter(([id, n]) => readableForms({ toolId: id, mcpPrefix })[0]?.rank === 0 && readableForms({ toolId: id, mcpPrefix })[0].name === n);
+    const tooLong = named.filter(([id]) => id.replace(/:/g, '__').replace(/[^A-Za-z0-9_-]/g, '_').length > 64);
     return {
       mcpPrefix: mcpPrefix ?? '(default)',
       tools: names.length,
@@ -35,7 +39,9 @@ async function measure(mcpPrefix: string | undefined): Promise<Record<string, un
       invalid: invalid.length,
       hashed: hashed.length,
       hashedPercent: Math.round((hashed.length / names.length) * 1000) / 10,
-      wholeToolId: fullLength.length,
+      wholeName: whole.length,
+      shortened: names.length - whole.length - hashed.length,
+      defaultNameOver64: tooLong.length,
       longest: Math.max(...names.map((n) => n.length)),
       namingMs: Math.round(namingMs),
       examples: hashed.slice(0, 5),
