@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pino from 'pino';
 import { authConfigProblems } from '../../src/auth/config.js';
@@ -107,6 +109,62 @@ test('the SDK client discovers OAuth, obtains a token for the resource and conne
   const asked = as.tokenRequests.at(-1)!;
   assert.equal(asked.resource, resource, 'the client asked for a token for the published resource');
   assert.equal(provider.tokens()?.token_type, 'Bearer');
+});
+
+/**
+ * An interactive client whose "browser" follows the authorization URL
+ * itself: the fixture approves at once and redirects to `redirectUrl` with a
+ * code, which is read from the Location header (nothing listens there).
+ */
+class FollowingProvider implements OAuthClientProvider {
+  readonly redirectUrl = 'http://127.0.0.1:9/callback';
+  readonly clientMetadata = { client_name: 'oauth-test', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  code?: string;
+  authorizationUrl?: URL;
+  private info?: OAuthClientInformationMixed;
+  private saved?: OAuthTokens;
+  private verifier = '';
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  async redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+    const res = await fetch(url, { redirect: 'manual' });
+    this.code = new URL(res.headers.get('location')!).searchParams.get('code') ?? undefined;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+test('an interactive SDK client registers, is redirected, exchanges the code with PKCE and connects', async () => {
+  const provider = new FollowingProvider();
+  const first = new Client({ name: 'oauth-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider });
+  await assert.rejects(first.connect(transport), UnauthorizedError);
+  assert.ok(provider.code, 'the authorization server redirected with a code');
+  assert.equal(provider.authorizationUrl?.searchParams.get('resource'), resource, 'the authorization request names the resource');
+  await transport.finishAuth(provider.code!);
+  const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider }));
+  try {
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['api_getItem']);
+  } finally {
+    await client.close();
+  }
+  assert.equal(as.tokenRequests.at(-1)!.resource, resource);
 });
 
 test('a token of the same issuer for another audience is refused', async () => {
