@@ -21,12 +21,15 @@ export interface HostAuthenticatorOptions {
   anonymousBucket?: TokenBucket;
   /** Audit line per authenticated request (default true). */
   audit?: boolean;
+  /** Extra auth-params of every 401's challenge (`resource_metadata="..."`). */
+  challenge?: string;
 }
 
 const isPromise = <T>(v: unknown): v is Promise<T> => typeof (v as { then?: unknown } | undefined)?.then === 'function';
 
 export class HostAuthenticator implements Authenticator {
   readonly audit: boolean;
+  readonly challenge: string | undefined;
   private readonly rateLimiter: RateLimiter | undefined;
   private readonly anonymousBucket: TokenBucket | undefined;
 
@@ -36,6 +39,7 @@ export class HostAuthenticator implements Authenticator {
     options: HostAuthenticatorOptions = {},
   ) {
     this.audit = options.audit ?? true;
+    this.challenge = options.challenge;
     this.rateLimiter = options.rateLimiter;
     this.anonymousBucket = options.anonymousBucket;
   }

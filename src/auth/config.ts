@@ -62,6 +62,22 @@ const jwtConfigSchema = Type.Object(
 );
 export type JwtConfig = Static<typeof jwtConfigSchema>;
 
+/** RFC 9728 protected resource metadata, for MCP clients that discover OAuth by themselves. */
+const oauthConfigSchema = Type.Object(
+  {
+    /** The public URL clients reach the host at (behind a proxy the host cannot know it); the tokens' `aud`. */
+    resource: Type.String({ pattern: '^https?://[^\\s#?]+$', description: 'Public URL of this host (or of its /mcp endpoint) as clients reach it; also the audience tokens must carry.' }),
+    /** Issuer URLs of the authorization servers; default: `auth.jwt.issuer`. */
+    authorizationServers: Type.Optional(Type.Array(Type.String({ pattern: '^https?://' }), { minItems: 1, description: 'Authorization server issuer URLs; default: auth.jwt.issuer.' })),
+    /** Scopes a client may ask for (published as `scopes_supported`). */
+    scopesSupported: Type.Optional(Type.Array(Type.String({ minLength: 1, pattern: '^[^\\s"]+$' }), { description: 'Scopes published as scopes_supported.' })),
+    /** A human-readable name of the resource (`resource_name`). */
+    resourceName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  CLOSED,
+);
+export type OAuthConfig = Static<typeof oauthConfigSchema>;
+
 export const authConfigSchema = Type.Object(
   {
     /** A YAML/JSON file of API-key principals, reloaded on change. */
@@ -73,6 +89,8 @@ export const authConfigSchema = Type.Object(
     /** The global bound on discovery, metrics and unrouted requests (default 1000/s, burst 2000); probes are never limited. */
     anonymousRateLimit: Type.Optional(rateLimitSchema),
     jwt: Type.Optional(jwtConfigSchema),
+    /** Protected resource metadata (RFC 9728) and the `resource_metadata` hint on every 401; needs `jwt`. */
+    oauth: Type.Optional(oauthConfigSchema),
   },
   CLOSED,
 );
@@ -97,6 +115,19 @@ export function authConfigProblems(auth: AuthConfig | undefined, place: (pointer
         problems.push(`${place('/auth/jwt/jwksUrl')}: not a URL`);
       }
       if (url && url.protocol !== 'https:' && url.protocol !== 'http:') problems.push(`${place('/auth/jwt/jwksUrl')}: must be an http(s) URL`);
+    }
+  }
+  const oauth = auth?.oauth;
+  if (oauth) {
+    if (!jwt) problems.push(`${place('/auth/oauth')}: needs "auth.jwt": the tokens an OAuth client obtains are JWTs`);
+    else if (!(typeof jwt.audience === 'string' ? [jwt.audience] : jwt.audience).includes(oauth.resource)) {
+      // A client asks its authorization server for a token whose audience is the published resource (RFC 8707).
+      problems.push(`${place('/auth/jwt/audience')}: must include auth.oauth.resource (${JSON.stringify(oauth.resource)}): tokens obtained through OAuth discovery carry it as their audience`);
+    }
+    try {
+      new URL(oauth.resource);
+    } catch {
+      problems.push(`${place('/auth/oauth/resource')}: not a URL`);
     }
   }
   return problems;

@@ -36,6 +36,8 @@ export interface Authenticator {
   admitAnonymous?(): number;
   /** Whether the HTTP layer writes an audit line per authenticated request (default true). */
   readonly audit?: boolean;
+  /** Extra auth-params of every 401's `WWW-Authenticate: Bearer` (the RFC 9728 `resource_metadata` hint). */
+  readonly challenge?: string;
 }
 
 /** The stable key of a principal: kind, tenant and id, separated by NUL (none of them can hold one usefully). */

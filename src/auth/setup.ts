@@ -9,6 +9,7 @@ import { JWT_DEFAULTS, type AuthConfig } from './config.js';
 import { FileJwks, RemoteJwks, type KeySource } from './jwks.js';
 import { JwtVerifier, jwtVerifierOptions } from './jwt.js';
 import { KeysFileReloader } from './key-file.js';
+import { protectedResourceOf, type ProtectedResource } from './protected-resource.js';
 import { DEFAULT_ANONYMOUS_RATE_LIMIT, DEFAULT_RATE_LIMIT, RateLimiter, resolveRateLimit, TokenBucket, type RateLimit, type RateLimitSetting } from './rate-limit.js';
 
 export interface AuthSetupInput {
@@ -33,6 +34,8 @@ export interface AuthRuntime {
   tenantLimits: ReadonlyMap<string, RateLimit | undefined>;
   anonymousLimit?: RateLimit;
   audit: boolean;
+  /** RFC 9728 metadata, when `auth.oauth` is configured. */
+  protectedResource?: ProtectedResource;
   stop(): void;
 }
 
@@ -80,13 +83,16 @@ export function setUpAuth(input: AuthSetupInput): AuthRuntime {
     stops.push(() => rateLimiter.stop());
     const anonymousLimit = resolveRateLimit(auth?.anonymousRateLimit, DEFAULT_ANONYMOUS_RATE_LIMIT);
     const audit = auth?.audit ?? true;
+    const protectedResource = protectedResourceOf(auth);
 
     const authenticator = new HostAuthenticator(apiKeys, verifiers, {
       rateLimiter,
       anonymousBucket: anonymousLimit === undefined ? undefined : new TokenBucket(anonymousLimit),
       audit,
+      challenge: protectedResource?.challenge,
     });
     return {
+      protectedResource,
       authenticator,
       apiKeys,
       jwt,

@@ -75,7 +75,7 @@ export class CallerView {
    * never renames one of this caller's.
    */
   get mcpNames(): McpNameMap {
-    return (this.names ??= assignMcpNames(this.entries.map((e) => e.tool.descriptor.toolId)));
+    return (this.names ??= assignMcpNames(this.entries.map((e) => e.tool.raw)));
   }
   /** The list bodies made so far, with the encodings made for each (what a successor snapshot should prepare). */
   used(): { kind: Kind; encodings: Encoding[] }[] {

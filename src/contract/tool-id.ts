@@ -17,6 +17,8 @@ export const MAX_TOOL_ID_LENGTH = 256;
 export const SOURCE_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 /** Vendor ids also hold no `-`, which separates vendor from name in `x-host-<vendor>-<name>`. */
 export const VENDOR_PATTERN = /^[a-z0-9]{1,32}$/;
+/** A source's `mcpPrefix`: the front of its tools' MCP names, empty for none. */
+export const MCP_PREFIX_PATTERN = /^[A-Za-z0-9_-]{0,32}$/;
 /** The MCP tool-name grammar: 1 to 128 of letters, digits, `_`, `-`, `.`, `/`. */
 export const MCP_TOOL_NAME_PATTERN = /^[A-Za-z0-9_./-]{1,128}$/;
 /** Names after a prefix (typeIds, workflow ids, actions, extension names). */

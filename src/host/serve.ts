@@ -54,6 +54,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       eventRoutes: { maxStreamsPerPrincipal: host.loaded.config.events?.maxStreamsPerPrincipal },
       tracing: host.tracing,
       search: host.search,
+      protectedResource: host.auth.protectedResource,
     });
     const mcpConfig = host.loaded.config.mcp ?? {};
     if (mcpConfig.enabled ?? true) {

@@ -23,6 +23,9 @@ declare module 'fastify' {
 
 const REALM = 'Bearer realm="toolhost"';
 
+/** The challenge every 401 starts with; with OAuth discovery configured it names the metadata document (RFC 9728 section 5.1). */
+const realmOf = (authenticator: Authenticator): string => (authenticator.challenge === undefined ? REALM : `${REALM}, ${authenticator.challenge}`);
+
 /** A JWT is three base64url parts joined by dots; an API key is anything else. */
 function isJwtShaped(header: string | undefined): boolean {
   return header !== undefined && /^Bearer +[\w-]+\.[\w-]+\.[\w-]*$/i.test(header.trim());
@@ -33,7 +36,7 @@ function admitted(request: FastifyRequest, authenticator: Authenticator, outcome
     request.authFailure = outcome.reason;
     request.authFailureKind = outcome.unavailable ? 'unavailable' : !outcome.presented ? 'missing' : isJwtShaped(request.headers.authorization) ? 'invalid_jwt' : 'invalid_api_key';
     if (outcome.unavailable) throw new ContractError('toolhost.unavailable', outcome.reason);
-    const challenge = outcome.presented ? `${REALM}, error="invalid_token"` : REALM;
+    const challenge = outcome.presented ? `${realmOf(authenticator)}, error="invalid_token"` : realmOf(authenticator);
     throw new ContractError('unauthenticated', outcome.reason, undefined, { 'www-authenticate': challenge });
   }
   const principal = outcome.principal;
@@ -56,7 +59,7 @@ export function principalOf(request: FastifyRequest, authenticator: Authenticato
     request.authFailure = 'malformed Authorization header';
     request.authFailureKind = 'malformed';
     throw new ContractError('unauthenticated', 'malformed Authorization header: expected "Bearer <token>"', undefined, {
-      'www-authenticate': `${REALM}, error="invalid_request"`,
+      'www-authenticate': `${realmOf(authenticator)}, error="invalid_request"`,
     });
   }
   const outcome = authenticator.authenticate(token);
@@ -78,6 +81,9 @@ export async function requirePrincipal(request: FastifyRequest, authenticator: A
  * "server") bound a flood aimed at them.
  */
 export const ANONYMOUS_ROUTES: ReadonlySet<string> = new Set(['/metrics', '/.well-known/openwop']);
+
+/** ANONYMOUS_ROUTES and every other well-known document (the OAuth protected resource metadata). */
+const isAnonymousRoute = (url: string): boolean => ANONYMOUS_ROUTES.has(url) || url.startsWith('/.well-known/');
 
 /**
  * Takes from the global bound for a request that needs no credential; when
@@ -138,6 +144,6 @@ export function registerAuthHooks(app: FastifyInstance, authenticator: Authentic
   };
   app.addHook('onRoute', (route) => {
     if (audit) route.onResponse = appendHook(route.onResponse, auditHook(auditLogger, route.url) as never);
-    if (ANONYMOUS_ROUTES.has(route.url) && authenticator.admitAnonymous !== undefined) route.onRequest = appendHook(route.onRequest, anonymous as never);
+    if (isAnonymousRoute(route.url) && authenticator.admitAnonymous !== undefined) route.onRequest = appendHook(route.onRequest, anonymous as never);
   });
 }

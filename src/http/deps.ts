@@ -3,6 +3,7 @@
 // buildApp and to every route module. Its own file so that the routes need
 // not import app.ts, which imports them.
 import type { Logger } from 'pino';
+import type { ProtectedResource } from '../auth/protected-resource.js';
 import type { Authenticator } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
@@ -37,4 +38,6 @@ export interface HttpDeps {
   tracing?: Tracing;
   /** Tool search; when present, GET /tool-search is served. */
   search?: CatalogSearch;
+  /** RFC 9728 metadata; when present, served at its well-known paths. */
+  protectedResource?: ProtectedResource;
 }

@@ -35,6 +35,11 @@ export interface RawTool {
    * operation's tags, method and path); never published in a descriptor.
    */
   keywords?: string[];
+  /**
+   * The source's configured `mcpPrefix`: replaces `<kind>__<sourceId>` at
+   * the front of the tool's MCP name ("" drops it). Absent: the default.
+   */
+  mcpPrefix?: string;
 }
 
 export type SourceState = 'connecting' | 'connected' | 'stale' | 'failed';

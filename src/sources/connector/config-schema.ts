@@ -5,7 +5,7 @@
 // (see secret.ts). The TypeBox definition below is both the JSON Schema the
 // config loader validates with and the types.
 import { Type, type Static } from '@sinclair/typebox';
-import { SOURCE_ID_PATTERN } from '../../contract/tool-id.js';
+import { MCP_PREFIX_PATTERN, SOURCE_ID_PATTERN } from '../../contract/tool-id.js';
 import { CLOSED, OneOf, StringEnum } from '../../util/schema-builders.js';
 
 export const CONNECTOR_DEFAULTS = {
@@ -89,6 +89,10 @@ export const connectorSourceConfigSchema = Type.Object(
     /** Default: none. Exclusion wins over inclusion. */
     exclude: Type.Optional(selectorSchema('Operations to hide; wins over include.')),
     auth: Type.Optional(authSchema),
+    /** Replaces `connector__<id>` at the front of this connector's MCP tool names; "" drops it. */
+    mcpPrefix: Type.Optional(
+      Type.String({ pattern: MCP_PREFIX_PATTERN.source, description: 'Front of this connector\'s MCP tool names instead of connector__<id>; "" for none.' }),
+    ),
     /** Re-read the document when it changes on disk. */
     watch: Type.Optional(Type.Boolean({ default: CONNECTOR_DEFAULTS.watch, description: 'Re-read the document when it changes.' })),
     /** Quiet period after a file event before re-reading, in ms. */

@@ -212,6 +212,7 @@ function convertOperation(ctx: DocumentContext, raw: RawOp, name: { action: stri
     ...(secured ? { credentialRef: true } : {}),
     derived: classifyMethod(method),
     keywords: [...tags, method.toUpperCase(), raw.path],
+    ...(ctx.config.mcpPrefix !== undefined ? { mcpPrefix: ctx.config.mcpPrefix } : {}),
   };
   const operation: ConnectorOperation = {
     toolId,

@@ -7,7 +7,7 @@
 // (src/util/env-refs.ts). They are resolved on every connect, never at load
 // time, so a missing variable shows up as a failing source, not a crash.
 import { Type, type Static } from '@sinclair/typebox';
-import { SOURCE_ID_PATTERN } from '../../contract/tool-id.js';
+import { MCP_PREFIX_PATTERN, SOURCE_ID_PATTERN } from '../../contract/tool-id.js';
 import { CLOSED, Const, MapOf, OneOf } from '../../util/schema-builders.js';
 
 const ms = (description: string, minimum = 1) => Type.Integer({ minimum, description });
@@ -52,6 +52,8 @@ const commonProperties = {
   backoff: Type.Optional(backoffSchema),
   /** Keep serving the last good tools while the server is down. */
   keepStaleTools: Type.Optional(Type.Boolean({ description: 'Serve the last good tools while the server is down (default true)' })),
+  /** Replaces `mcp__<id>` at the front of this server's MCP tool names; "" drops it. */
+  mcpPrefix: Type.Optional(Type.String({ pattern: MCP_PREFIX_PATTERN.source, description: 'Front of this server\'s MCP tool names instead of mcp__<id>; "" for none' })),
 };
 
 const stdioSchema = Type.Object(
@@ -121,6 +123,7 @@ export interface ResolvedMcpOptions {
   maxSchemaDepth: number;
   backoff: { initialMs: number; maxMs: number };
   keepStaleTools: boolean;
+  mcpPrefix?: string;
 }
 
 export function withDefaults(config: McpSourceConfig): ResolvedMcpOptions {
@@ -142,5 +145,6 @@ export function withDefaults(config: McpSourceConfig): ResolvedMcpOptions {
       maxMs: Math.max(config.backoff?.maxMs ?? d.backoff.maxMs, config.backoff?.initialMs ?? d.backoff.initialMs),
     },
     keepStaleTools: config.keepStaleTools ?? d.keepStaleTools,
+    ...(config.mcpPrefix !== undefined ? { mcpPrefix: config.mcpPrefix } : {}),
   };
 }

@@ -23,6 +23,8 @@ export interface ToolLimits {
   maxDescriptionLength: number;
   maxSchemaBytes: number;
   maxSchemaDepth: number;
+  /** Carried onto every tool for the MCP front door's names. */
+  mcpPrefix?: string;
 }
 
 /** Truncates to at most `max` characters (code points), marking the cut with an ellipsis. */
@@ -154,6 +156,7 @@ export class ToolCollector {
 
   private collect(entry: Record<string, unknown>, name: string, toolId: string, issues: string[]): RawTool {
     const tool: RawTool = { source: 'mcp', toolId, origin: `mcp server ${this.serverId}` };
+    if (this.limits.mcpPrefix !== undefined) tool.mcpPrefix = this.limits.mcpPrefix;
 
     // Display title only: tool.title, else annotations.title. Nothing else
     // from annotations is read.
