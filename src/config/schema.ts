@@ -67,12 +67,19 @@ export interface MetricsConfig {
   toolLabels?: boolean;
 }
 
+/** How the catalog is rebuilt when a source changes. */
+export interface CatalogConfig {
+  /** Reuse what an unchanged tool already has on a refresh (previous build, entries, the stdio page cache); default true. */
+  reuse?: boolean;
+}
+
 export interface HostConfigFile {
   server?: ServerConfig;
   auth?: AuthConfig;
   events?: EventsConfig;
   mcp?: McpFrontDoorConfig;
   metrics?: MetricsConfig;
+  catalog?: CatalogConfig;
   tenants: Record<string, TenantConfig>;
   principals?: PrincipalConfig[];
   policy?: PolicyConfig;
@@ -160,6 +167,11 @@ export function configSchema(sections: SectionSchemas): object {
         type: 'object',
         additionalProperties: false,
         properties: { toolLabels: { type: 'boolean' } },
+      },
+      catalog: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { reuse: { type: 'boolean' } },
       },
       principals: { type: 'array', items: principalEntrySchema },
       policy: policyConfigSchema,

@@ -110,7 +110,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
   const metrics = createMetrics(options.processMetrics ?? options.logger === undefined, { eventLog: config.events !== undefined, toolLabels: config.metrics?.toolLabels });
   const tracing = await createTracing(env, options.spanExporter);
   parts.add(() => tracing.shutdown());
-  const ctx: SourceContext = { logger, metrics, configDir: dir, env, tracing };
+  const ctx: SourceContext = { logger, metrics, configDir: dir, env, tracing, reuse: config.catalog?.reuse !== false };
 
   let events: EventLog | undefined;
   if (config.events) {
@@ -177,6 +177,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     tenants,
     logger,
     metrics,
+    reuse: ctx.reuse,
     build: {
       // A step on an MCP server or connector that is configured may be missing
       // only because the upstream is down; anything else is a config error.
