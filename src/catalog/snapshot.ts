@@ -125,9 +125,38 @@ export interface SnapshotBasis {
   schemaTexts?: ReadonlyMap<string, SchemaTexts>;
 }
 
+/** A snapshot's entries by toolId. */
+export interface EntriesById {
+  get(toolId: string): ToolEntry | undefined;
+  readonly size: number;
+}
+
+/**
+ * Entries by toolId through their positions, which are shared by every
+ * snapshot with the same ids in the same order: a content-only refresh
+ * makes no map.
+ */
+class ByPosition implements EntriesById {
+  constructor(
+    private readonly positions: ReadonlyMap<string, number>,
+    private readonly entries: readonly ToolEntry[],
+  ) {}
+
+  get(toolId: string): ToolEntry | undefined {
+    const i = this.positions.get(toolId);
+    return i === undefined ? undefined : this.entries[i];
+  }
+
+  get size(): number {
+    return this.positions.size;
+  }
+}
+
 export class CatalogSnapshot implements PreviousBuild {
   readonly entries: readonly ToolEntry[];
-  readonly byId: ReadonlyMap<string, ToolEntry>;
+  readonly byId: EntriesById;
+  /** Position of each toolId in `entries`. */
+  private readonly positions: ReadonlyMap<string, number>;
   /** Every scope some tool requires: scopes outside it cannot change a view. */
   private readonly relevantScopes: ReadonlySet<string>;
   private readonly views = new Map<string, { view: CallerView; tenant: string; scopes: readonly string[] }>();
@@ -149,7 +178,7 @@ export class CatalogSnapshot implements PreviousBuild {
     // the previous entries are found by position, and the visible id sets may carry over.
     const prevTools = previous?.tools;
     const aligned = prevTools !== undefined && prevTools.length === tools.length && tools.every((t, i) => t.descriptor.toolId === prevTools[i].descriptor.toolId);
-    const byId = new Map<string, ToolEntry>();
+    const positions = aligned ? undefined : new Map<string, number>();
     const relevantScopes = new Set<string>();
     /** Whether every tool is visible to exactly whom it was visible before (same ids, same scopes and steps). */
     let sameVisibility = aligned;
@@ -164,10 +193,11 @@ export class CatalogSnapshot implements PreviousBuild {
       const kept = known instanceof Entry && (known.tool.descriptor === d || known.tool.descriptor === repeats?.get(d.toolId)) ? known : undefined;
       const entry = kept === undefined ? makeEntry(tool, schemaTexts?.get(d.toolId)) : Entry.carrying(tool, kept);
       entries[i] = entry;
-      byId.set(d.toolId, entry);
+      positions?.set(d.toolId, i);
     }
     this.entries = entries;
-    this.byId = byId;
+    this.positions = positions ?? previous!.positions;
+    this.byId = new ByPosition(this.positions, entries);
     this.relevantScopes = relevantScopes;
     this.lists = new ListBodies(entries);
     // The visible id sets the previous snapshot computed still hold: keep them (not the old views).
