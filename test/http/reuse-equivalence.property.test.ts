@@ -56,7 +56,8 @@ function config(reuse: boolean, dir: string): string {
   return writeConfig(
     {
       catalog: { reuse },
-      tenants: { all: { tools: ['*'] }, narrow: { tools: ['mcp:fx.t_*', 'mcp:fx.gen_0000*', 'workflow:*'], mcpView: 'compact' } },
+      // No rate limit: a step asks more than the default burst, and a 429 on one host only would be a false difference.
+      tenants: { all: { tools: ['*'], rateLimit: false }, narrow: { tools: ['mcp:fx.t_*', 'mcp:fx.gen_0000*', 'workflow:*'], mcpView: 'compact', rateLimit: false } },
       principals: [
         { id: 'all', tenant: 'all', keyHash: hashApiKey(KEYS.all) },
         { id: 'scoped', tenant: 'all', scopes: ['lookup'], keyHash: hashApiKey(KEYS.scoped) },
