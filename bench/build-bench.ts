@@ -12,6 +12,7 @@ import type { Caller } from '../src/catalog/visibility.js';
 import { compileTenant } from '../src/catalog/visibility.js';
 import { CatalogStore } from '../src/catalog/store.js';
 import type { CatalogSnapshot } from '../src/catalog/snapshot.js';
+import type { Encoding } from '../src/catalog/body.js';
 import { Policy } from '../src/classify/policy.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { MCP_DEFAULTS } from '../src/sources/mcp/index.js';
@@ -47,6 +48,7 @@ function arg(name: string, d: number): number {
 const total = arg('tools', 10_000);
 const refreshes = arg('refreshes', 3);
 const timeCompression = !process.argv.includes('--no-compress');
+const ENCODINGS: readonly Encoding[] = ['gzip', 'br'];
 
 let collected: ToolCollector['collected'] | undefined;
 function collect(tools: readonly GeneratedTool[]): RawTool[] {
@@ -90,10 +92,10 @@ function lists(snapshot: CatalogSnapshot): number {
 /** gzip and br of every list body, as the host makes them: large ones on the thread pool, all at once. */
 async function compress(snapshot: CatalogSnapshot): Promise<number> {
   const t0 = performance.now();
-  const work: Promise<void>[] = [];
+  const work: Promise<Buffer>[] = [];
   for (const c of callers) {
     const v = snapshot.viewFor(c);
-    work.push(v.standard.precompressSoon(), v.compact.precompressSoon());
+    for (const body of [v.standard, v.compact]) for (const e of ENCODINGS) work.push(Promise.resolve(body.encodedSoon(e)));
   }
   await Promise.all(work);
   return performance.now() - t0;

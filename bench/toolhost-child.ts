@@ -54,11 +54,13 @@ process.on('message', (msg: { type: string; file?: string }) => {
   if (msg.type === 'stats') process.send?.({ type: 'stats', memory: memory(), builds });
   else if (msg.type === 'builds') process.send?.({ type: 'builds', builds });
   else if (msg.type === 'warm-all') {
+    // Every per-tool body compressed as a request would have it compressed.
     const started = performance.now();
+    const pending: Promise<Buffer>[] = [];
     for (const e of store.current().entries) {
-      for (const body of [e.standard, e.compact]) if (body.bytes.length >= 1024) body.precompress();
+      for (const body of [e.standard, e.compact]) if (body.bytes.length >= 1024) for (const enc of ['gzip', 'br'] as const) pending.push(Promise.resolve(body.encodedSoon(enc)));
     }
-    process.send?.({ type: 'warm-all', ms: performance.now() - started, memory: memory() });
+    void Promise.all(pending).then(() => process.send?.({ type: 'warm-all', ms: performance.now() - started, memory: memory() }));
   } else if (msg.type === 'stop') {
     void running.close().then(() => {
       logger.flush();

@@ -33,7 +33,7 @@ const brotliOptions = (size: number): BrotliOptions => ({
  * zlib hands back a slice of its 16 KB output chunk: kept as is, a 300-byte
  * gzip of a small descriptor would hold 16 KB. Keep an exact copy instead.
  */
-function compact(out: Buffer): Buffer {
+function shrinkToFit(out: Buffer): Buffer {
   return out.buffer.byteLength > out.length + 4096 ? Buffer.from(out) : out;
 }
 
@@ -88,12 +88,17 @@ export class Body {
   }
 
   /**
-   * Replaces the bytes with an equal copy held elsewhere (a slice of a list
-   * body), so the two are stored once. Equal content, so nothing a reader
-   * can see changes: the ETag and compressed forms stay as they are.
+   * This body held in `bytes`, an equal copy stored elsewhere (a slice of a
+   * list body), so the two are stored once: a new body with this one's ETag
+   * and the compressed forms made so far. This body itself when the bytes
+   * are not equal. Nothing of this body changes.
    */
-  rebase(bytes: Buffer): void {
-    if (this._bytes !== undefined && bytes.equals(this._bytes)) this._bytes = bytes;
+  heldIn(bytes: Buffer): Body {
+    if (this._bytes === undefined || !bytes.equals(this._bytes)) return this;
+    const body = new Body(bytes, this._etag);
+    body.gzip = this.gzip;
+    body.br = this.br;
+    return body;
   }
 
   /** True when the bytes exist already (a lazy body that was never sent has none). */
@@ -119,8 +124,8 @@ export class Body {
 
   /** The body in the given encoding, compressed on first use (synchronously) and kept. */
   encoded(encoding: Encoding): Buffer {
-    if (encoding === 'gzip') return (this.gzip ??= compact(gzipSync(this.bytes, gzipOptions(this.bytes.length))));
-    return (this.br ??= compact(brotliCompressSync(this.bytes, brotliOptions(this.bytes.length))));
+    if (encoding === 'gzip') return (this.gzip ??= shrinkToFit(gzipSync(this.bytes, gzipOptions(this.bytes.length))));
+    return (this.br ??= shrinkToFit(brotliCompressSync(this.bytes, brotliOptions(this.bytes.length))));
   }
 
   /**
@@ -138,7 +143,7 @@ export class Body {
     const promise = new Promise<Buffer>((resolve, reject) => {
       const done = (err: Error | null, result: Buffer) => {
         if (err) return reject(err);
-        const out = compact(result);
+        const out = shrinkToFit(result);
         if (encoding === 'gzip') this.gzip = out;
         else this.br = out;
         resolve(out);
@@ -150,16 +155,5 @@ export class Body {
     });
     pending[encoding] = promise;
     return promise;
-  }
-
-  /** Compresses both encodings now (synchronously), so no request pays for it. */
-  precompress(): void {
-    this.encoded('gzip');
-    this.encoded('br');
-  }
-
-  /** Both encodings, large bodies on the thread pool (both at once); resolves when both exist. */
-  async precompressSoon(): Promise<void> {
-    await Promise.all([this.encodedSoon('gzip'), this.encodedSoon('br')]);
   }
 }

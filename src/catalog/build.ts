@@ -8,11 +8,14 @@
 // RawTool content and classification are unchanged keeps its BuiltTool
 // object, descriptor included, so the snapshot keeps its serialized and
 // compacted entry too. Classification results are cached per tool input.
+// What the snapshot needs to know about how a tool was made (which previous
+// descriptor a rebound tool repeats, the schema text a new one was checked
+// with) is returned beside the tools, for that snapshot only.
 import type { Classification, ToolDescriptor } from '../contract/descriptor.js';
 import type { ClassifyResult, Policy } from '../classify/policy.js';
 import type { RawTool } from '../sources/raw-tool.js';
 import { sameJson } from '../util/same-json.js';
-import { describeTool } from './describe.js';
+import { describeTool, type SchemaTexts } from './describe.js';
 import { classifyFromSteps } from './workflow-classification.js';
 
 export interface BuiltTool {
@@ -71,13 +74,10 @@ export class ClassifyCache {
 
 /**
  * A BuiltTool made by this module: it also remembers what a later build
- * needs to reuse it (the policy's scopes, what redaction removed) and, for a
- * reused tool rebound to a new RawTool, the descriptor of the tool it repeats.
+ * needs to reuse it (the policy's scopes, what redaction removed).
  * Plain fields, not WeakMaps: ten thousand WeakMap entries per build cost GC time.
  */
 class Built implements BuiltTool {
-  /** Set on a rebound copy until the next snapshot takes it (it must not keep the old tool alive). */
-  repeats?: ToolDescriptor;
   constructor(
     readonly descriptor: ToolDescriptor,
     readonly raw: RawTool,
@@ -87,18 +87,6 @@ class Built implements BuiltTool {
     /** What the build said of this tool (an exec tier refused), said again by builds that reuse it. */
     readonly problem?: BuildProblem,
   ) {}
-}
-
-/**
- * The descriptor of the previous build's tool whose content this one
- * repeats, when it is a rebound copy. Taken: the link is for the snapshot
- * built next (to keep its entry), and must not keep the old tool alive.
- */
-export function takeReusedFrom(tool: BuiltTool): ToolDescriptor | undefined {
-  if (!(tool instanceof Built)) return undefined;
-  const d = tool.repeats;
-  tool.repeats = undefined;
-  return d;
 }
 
 /**
@@ -112,9 +100,7 @@ function rebind(prior: Built, raw: RawTool): Built {
   const descriptor: ToolDescriptor = { ...d };
   if (d.inputSchema !== undefined && d.inputSchema === prior.raw.inputSchema) descriptor.inputSchema = raw.inputSchema;
   if (d.outputSchema !== undefined && d.outputSchema === prior.raw.outputSchema) descriptor.outputSchema = raw.outputSchema;
-  const tool = new Built(descriptor, raw, prior.classification, prior.policyScopes, prior.redacted, prior.problem);
-  tool.repeats = d;
-  return tool;
+  return new Built(descriptor, raw, prior.classification, prior.policyScopes, prior.redacted, prior.problem);
 }
 
 function sameClassification(a: Classification, b: Classification): boolean {
@@ -137,6 +123,15 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
 export interface BuildResult {
   /** Sorted by toolId, byte order. */
   tools: BuiltTool[];
+  /**
+   * By toolId, for each tool rebound to a new, content-equal RawTool: the
+   * descriptor of the previous build's tool it repeats, whose snapshot entry
+   * it may keep. For the snapshot made from this build only: kept longer, it
+   * would keep the previous tools alive.
+   */
+  repeats: ReadonlyMap<string, ToolDescriptor>;
+  /** By toolId, for tools described by this build: their schemas' JSON text, to serialize them without stringifying again. */
+  schemaTexts: ReadonlyMap<string, SchemaTexts>;
   problems: BuildProblem[];
   warnings: string[];
 }
@@ -174,6 +169,8 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
   }
 
   const built = new Map<string, BuiltTool>();
+  const repeats = new Map<string, ToolDescriptor>();
+  const schemaTexts = new Map<string, SchemaTexts>();
   const { previous, classifyCache } = options;
   // Said on every build, for a reused tool too.
   const warnRedacted = (toolId: string, redacted: readonly string[]): void => {
@@ -204,10 +201,13 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
     }
     if (prior instanceof Built && sameClassification(prior.classification, classification) && sameStrings(prior.policyScopes, scopes) && sameJson(prior.raw, raw)) {
       warnRedacted(raw.toolId, prior.redacted);
-      built.set(raw.toolId, rebind(prior, raw));
+      const tool = rebind(prior, raw);
+      if (tool !== prior) repeats.set(raw.toolId, prior.descriptor);
+      built.set(raw.toolId, tool);
       return;
     }
-    const { descriptor, redacted } = describeTool(raw, classification, scopes);
+    const { descriptor, redacted, schemaTexts: texts } = describeTool(raw, classification, scopes);
+    if (texts !== undefined) schemaTexts.set(raw.toolId, texts);
     warnRedacted(raw.toolId, redacted);
     built.set(raw.toolId, new Built(descriptor, raw, classification, scopes, redacted, problem));
   };
@@ -258,5 +258,5 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
   for (const wf of workflows) resolve(wf, []);
 
   classifyCache?.endBuild();
-  return { tools: sortedTools(built, previous), problems, warnings };
+  return { tools: sortedTools(built, previous), repeats, schemaTexts, problems, warnings };
 }

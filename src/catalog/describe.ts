@@ -6,30 +6,30 @@ import type { Classification, JsonObject, ToolDescriptor } from '../contract/des
 import type { RawTool } from '../sources/raw-tool.js';
 import { isSecretKey, looksLikeSecret, redactCredentials } from './redact.js';
 
+/** The JSON text of a descriptor's schemas, as describeTool made it while checking them. */
+export type SchemaTexts = Partial<Record<'inputSchema' | 'outputSchema', string>>;
+
 export interface DescribeResult {
   descriptor: ToolDescriptor;
   /** JSON pointers (into the descriptor) of credential material that was removed. */
   redacted: string[];
+  /**
+   * The schemas' text, for serializing this descriptor (descriptorJson) so a
+   * large schema is stringified once. Absent when no schema was checked as text.
+   */
+  schemaTexts?: SchemaTexts;
 }
 
 const keyVerdicts = new Map<string, boolean>();
 
 /**
- * The schemas' JSON text made while checking them, kept for the descriptor's
- * serialization (descriptorJson) so large schemas are stringified once.
- * Taken on first use; dies with the descriptor otherwise.
+ * JSON.stringify(d), taking the schemas' text from `texts` (what
+ * describeTool returned with `d`) instead of stringifying them again. Same
+ * bytes: the keys in their order, undefined values left out, every other
+ * value through JSON.stringify.
  */
-const schemaTexts = new WeakMap<ToolDescriptor, Partial<Record<'inputSchema' | 'outputSchema', string>>>();
-
-/**
- * JSON.stringify(d), reusing the schema text describeTool made for `d`
- * (taken: a second call stringifies). Same bytes: the keys in their order,
- * undefined values left out, every other value through JSON.stringify.
- */
-export function descriptorJson(d: ToolDescriptor): string {
-  const texts = schemaTexts.get(d);
+export function descriptorJson(d: ToolDescriptor, texts?: SchemaTexts): string {
   if (texts === undefined) return JSON.stringify(d);
-  schemaTexts.delete(d);
   let out = '';
   for (const key of Object.keys(d) as (keyof ToolDescriptor)[]) {
     const value = d[key];
@@ -75,7 +75,7 @@ export function mayHoldCredential(json: string): boolean {
 export function describeTool(raw: RawTool, classification: Classification, scopes: readonly string[]): DescribeResult {
   const d: ToolDescriptor = { toolId: raw.toolId, source: raw.source, safetyTier: classification.safetyTier };
   const redacted: string[] = [];
-  const texts: Partial<Record<'inputSchema' | 'outputSchema', string>> = {};
+  const texts: SchemaTexts = {};
   const clean = <T extends string | JsonObject>(field: string, value: T): T => {
     // Schemas are large and almost always clean: check their text once first (and keep it for serializing).
     if (typeof value !== 'string') {
@@ -105,6 +105,6 @@ export function describeTool(raw: RawTool, classification: Classification, scope
   if (classification.costHint !== undefined) d.costHint = classification.costHint;
   if (classification.latencyHint !== undefined) d.latencyHint = classification.latencyHint;
   d.annotations = deriveAnnotations(classification.safetyTier, classification.replayPolicy, classification.egress);
-  if (texts.inputSchema !== undefined || texts.outputSchema !== undefined) schemaTexts.set(d, texts);
+  if (texts.inputSchema !== undefined || texts.outputSchema !== undefined) return { descriptor: d, redacted, schemaTexts: texts };
   return { descriptor: d, redacted };
 }

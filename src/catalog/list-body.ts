@@ -3,10 +3,11 @@
 //
 // Memory: a 10,000-tool catalog holds 56 MB of entry bytes, and a tenant that
 // sees every tool has list bodies of the same bytes again. When a list of
-// every entry is joined, the entries' bodies are moved onto slices of it
-// (`Body.rebase`: same bytes, so nothing observable changes), and their own
-// buffers, or the previous snapshot's list, are freed. Views listing the same
-// entries (two tenants that both see everything) share one body.
+// every entry is joined, the snapshot's own entries move onto slices of it
+// (new bodies of the same bytes, ETag and compressed forms, so nothing
+// observable changes), and their former buffers, or the previous snapshot's
+// list, are freed once that snapshot is. Views listing the same entries (two
+// tenants that both see everything) share one body.
 import { createHash } from 'node:crypto';
 import { Body } from './body.js';
 
@@ -14,6 +15,12 @@ export type Kind = 'standard' | 'compact';
 
 /** What a list body is made of: one of the entry's bodies per kind. */
 export type Listed = Readonly<Record<Kind, Body>>;
+
+/** An entry of the snapshot these lists belong to: its bytes can move into that snapshot's list of every entry. */
+export interface OwnEntry extends Listed {
+  /** From now on, hold the `kind` body's bytes in `bytes`, an equal copy. */
+  moveOnto(kind: Kind, bytes: Buffer): void;
+}
 
 const FRAME: Record<Kind, { open: Buffer; close: Buffer }> = {
   standard: { open: Buffer.from('['), close: Buffer.from(']') },
@@ -33,21 +40,21 @@ function joinEntries(entries: readonly Listed[], kind: Kind, length: number): Bu
   return Buffer.concat(parts, length);
 }
 
-/** Points every entry's body at its own bytes inside the joined list. */
-function rebaseOnto(entries: readonly Listed[], kind: Kind, list: Buffer): void {
+/** Moves every entry's body onto its own bytes inside the joined list. */
+function moveOnto(entries: readonly OwnEntry[], kind: Kind, list: Buffer): void {
   let offset = FRAME[kind].open.length;
   for (let i = 0; i < entries.length; i++) {
-    const body = entries[i][kind];
-    body.rebase(list.subarray(offset, offset + body.size));
-    offset += body.size + COMMA.length;
+    const size = entries[i][kind].size;
+    entries[i].moveOnto(kind, list.subarray(offset, offset + size));
+    offset += size + COMMA.length;
   }
 }
 
 export class ListBodies {
   private readonly byTag = new Map<string, Body>();
 
-  /** `all`: how many entries the snapshot has (a list of that many is a list of every entry). */
-  constructor(private readonly all: number) {}
+  /** `own`: the snapshot's entries, in catalog order (the array its views of every entry list). */
+  constructor(private readonly own: readonly OwnEntry[]) {}
 
   /**
    * The list body of these entries: its ETag hashes the kind and every
@@ -66,11 +73,11 @@ export class ListBodies {
     const etag = `"${createHash('sha256').update(`list:${kind}:${entries.length}:`).update(tags.join('')).digest('base64url').slice(0, 32)}"`;
     const known = this.byTag.get(etag);
     if (known !== undefined) return known;
-    const everything = entries.length === this.all && entries.length > 0;
+    const everything = entries === this.own && entries.length > 0;
     const body = new Body(
       () => {
         const bytes = joinEntries(entries, kind, size);
-        if (everything) rebaseOnto(entries, kind, bytes);
+        if (everything) moveOnto(this.own, kind, bytes);
         return bytes;
       },
       etag,

@@ -6,12 +6,18 @@
 // first use; their strong ETag is derived from the entries' ETags, so a view
 // can be revalidated or compared (the MCP front door does, on every swap)
 // without building its bytes.
-import type { CompactToolDescriptor } from '../contract/descriptor.js';
+//
+// Every snapshot has entries of its own. An entry of a tool that is unchanged
+// since the previous snapshot starts with the previous entry's bodies (no
+// serialization, no compaction), and may move onto slices of this snapshot's
+// list of every tool later (list-body.ts): nothing an older snapshot holds
+// is ever changed.
+import type { CompactToolDescriptor, ToolDescriptor } from '../contract/descriptor.js';
 import { Body, type Encoding } from './body.js';
-import { type Kind, ListBodies } from './list-body.js';
-import { type BuiltTool, type PreviousBuild, takeReusedFrom } from './build.js';
+import { type Kind, ListBodies, type OwnEntry } from './list-body.js';
+import type { BuiltTool, PreviousBuild } from './build.js';
 import { compactDescriptor } from './compact-descriptor.js';
-import { descriptorJson } from './describe.js';
+import { descriptorJson, type SchemaTexts } from './describe.js';
 import { assignMcpNames, type McpNameMap } from './mcp-names.js';
 import { type Caller, type TenantPolicy, visibleToolIds } from './visibility.js';
 
@@ -24,17 +30,30 @@ export interface ToolEntry {
 }
 
 /**
- * A catalog entry. The compact descriptor is kept as bytes only: as an
- * object it is parsed back on demand (and kept while something holds it),
- * which saves tens of MB of heap in a 10,000-tool catalog.
+ * A catalog entry, owned by one snapshot. The compact descriptor is kept as
+ * bytes only: as an object it is parsed back on demand (and kept while
+ * something holds it), which saves tens of MB of heap in a 10,000-tool catalog.
  */
-class Entry implements ToolEntry {
-  private compactRef?: WeakRef<CompactToolDescriptor>;
+class Entry implements ToolEntry, OwnEntry {
   constructor(
     readonly tool: BuiltTool,
-    readonly standard: Body,
-    readonly compact: Body,
+    private standardBody: Body,
+    private compactBody: Body,
+    private compactRef?: WeakRef<CompactToolDescriptor>,
   ) {}
+
+  /** The next snapshot's entry for a tool whose content `prior` holds: the same bodies, nothing serialized again. */
+  static carrying(tool: BuiltTool, prior: Entry): Entry {
+    return new Entry(tool, prior.standardBody, prior.compactBody, prior.compactRef);
+  }
+
+  get standard(): Body {
+    return this.standardBody;
+  }
+
+  get compact(): Body {
+    return this.compactBody;
+  }
 
   get compactDescriptor(): CompactToolDescriptor {
     let d = this.compactRef?.deref();
@@ -45,9 +64,9 @@ class Entry implements ToolEntry {
     return d;
   }
 
-  /** The same bytes for a content-equal tool of a later build. */
-  withTool(tool: BuiltTool): ToolEntry {
-    return tool === this.tool ? this : new Entry(tool, this.standard, this.compact);
+  moveOnto(kind: Kind, bytes: Buffer): void {
+    if (kind === 'standard') this.standardBody = this.standardBody.heldIn(bytes);
+    else this.compactBody = this.compactBody.heldIn(bytes);
   }
 }
 
@@ -96,9 +115,48 @@ function sameList(a: readonly string[] | undefined, b: readonly string[] | undef
   return true;
 }
 
+/** What a snapshot may take over besides its tools; used while it is made, never kept. */
+export interface SnapshotBasis {
+  /** The snapshot this one replaces: its entries' bytes serve tools whose descriptor is the same object, or the one they repeat. */
+  previous?: CatalogSnapshot;
+  /** The build's `repeats`: by toolId, the previous descriptor a rebound tool repeats. */
+  repeats?: ReadonlyMap<string, ToolDescriptor>;
+  /** The build's `schemaTexts`: by toolId, the schema text to serialize a newly described tool with. */
+  schemaTexts?: ReadonlyMap<string, SchemaTexts>;
+}
+
+/** A snapshot's entries by toolId. */
+export interface EntriesById {
+  get(toolId: string): ToolEntry | undefined;
+  readonly size: number;
+}
+
+/**
+ * Entries by toolId through their positions, which are shared by every
+ * snapshot with the same ids in the same order: a content-only refresh
+ * makes no map.
+ */
+class ByPosition implements EntriesById {
+  constructor(
+    private readonly positions: ReadonlyMap<string, number>,
+    private readonly entries: readonly ToolEntry[],
+  ) {}
+
+  get(toolId: string): ToolEntry | undefined {
+    const i = this.positions.get(toolId);
+    return i === undefined ? undefined : this.entries[i];
+  }
+
+  get size(): number {
+    return this.positions.size;
+  }
+}
+
 export class CatalogSnapshot implements PreviousBuild {
   readonly entries: readonly ToolEntry[];
-  readonly byId: ReadonlyMap<string, ToolEntry>;
+  readonly byId: EntriesById;
+  /** Position of each toolId in `entries`. */
+  private readonly positions: ReadonlyMap<string, number>;
   /** Every scope some tool requires: scopes outside it cannot change a view. */
   private readonly relevantScopes: ReadonlySet<string>;
   private readonly views = new Map<string, { view: CallerView; tenant: string; scopes: readonly string[] }>();
@@ -113,17 +171,15 @@ export class CatalogSnapshot implements PreviousBuild {
     readonly tools: readonly BuiltTool[],
     private readonly tenants: ReadonlyMap<string, TenantPolicy>,
     readonly generation: number,
-    /** The previous snapshot: its entries are reused for tools whose descriptor is the same object. */
-    previous?: CatalogSnapshot,
+    { previous, repeats, schemaTexts }: SnapshotBasis = {},
   ) {
-    const entries = new Array<ToolEntry>(tools.length);
+    const entries = new Array<Entry>(tools.length);
     // A refresh that changed content only (the same ids in the same order):
-    // start from copies of the previous maps and touch only the changed tools.
+    // the previous entries are found by position, and the visible id sets may carry over.
     const prevTools = previous?.tools;
     const aligned = prevTools !== undefined && prevTools.length === tools.length && tools.every((t, i) => t.descriptor.toolId === prevTools[i].descriptor.toolId);
-    const byId = aligned ? new Map(previous!.byId) : new Map<string, ToolEntry>();
+    const positions = aligned ? undefined : new Map<string, number>();
     const relevantScopes = new Set<string>();
-    const reuse = previous?.byId;
     /** Whether every tool is visible to exactly whom it was visible before (same ids, same scopes and steps). */
     let sameVisibility = aligned;
     for (let i = 0; i < tools.length; i++) {
@@ -131,23 +187,19 @@ export class CatalogSnapshot implements PreviousBuild {
       const d = tool.descriptor;
       const scopes = d.auth?.scopes;
       if (scopes) for (const s of scopes) relevantScopes.add(s);
-      if (aligned && prevTools[i] === tool) {
-        entries[i] = previous!.entries[i];
-        continue;
-      }
-      if (aligned) sameVisibility &&= sameList(scopes, prevTools[i].descriptor.auth?.scopes) && sameList(tool.raw.steps, prevTools[i].raw.steps);
-      // The entry of this descriptor, or of the one this tool was rebuilt from with equal content.
-      const from = takeReusedFrom(tool);
-      const known = reuse?.get(d.toolId);
-      const prior = known !== undefined && (known.tool.descriptor === d || known.tool.descriptor === from) ? known : undefined;
-      const entry = prior === undefined ? makeEntry(tool) : prior.tool === tool ? prior : prior instanceof Entry ? prior.withTool(tool) : { ...prior, tool };
+      if (aligned && prevTools[i] !== tool) sameVisibility &&= sameList(scopes, prevTools[i].descriptor.auth?.scopes) && sameList(tool.raw.steps, prevTools[i].raw.steps);
+      // The previous entry of this descriptor, or of the one this tool repeats with equal content: its bytes serve again.
+      const known = aligned ? previous!.entries[i] : previous?.byId.get(d.toolId);
+      const kept = known instanceof Entry && (known.tool.descriptor === d || known.tool.descriptor === repeats?.get(d.toolId)) ? known : undefined;
+      const entry = kept === undefined ? makeEntry(tool, schemaTexts?.get(d.toolId)) : Entry.carrying(tool, kept);
       entries[i] = entry;
-      byId.set(d.toolId, entry);
+      positions?.set(d.toolId, i);
     }
     this.entries = entries;
-    this.byId = byId;
+    this.positions = positions ?? previous!.positions;
+    this.byId = new ByPosition(this.positions, entries);
     this.relevantScopes = relevantScopes;
-    this.lists = new ListBodies(entries.length);
+    this.lists = new ListBodies(entries);
     // The visible id sets the previous snapshot computed still hold: keep them (not the old views).
     if (sameVisibility && previous !== undefined) this.inherited = new Map([...previous.views].map(([key, v]) => [key, v.view.ids]));
   }
@@ -216,6 +268,7 @@ export class CatalogSnapshot implements PreviousBuild {
   }
 }
 
-export function makeEntry(tool: BuiltTool): ToolEntry {
-  return new Entry(tool, Body.json(descriptorJson(tool.descriptor)), Body.json(JSON.stringify(compactDescriptor(tool.descriptor))));
+/** A new entry: the descriptor serialized (with the schema text its build made, if any) and compacted. */
+function makeEntry(tool: BuiltTool, schemaTexts?: SchemaTexts): Entry {
+  return new Entry(tool, Body.json(descriptorJson(tool.descriptor, schemaTexts)), Body.json(JSON.stringify(compactDescriptor(tool.descriptor))));
 }

@@ -1,7 +1,9 @@
 // Holds the current snapshot and replaces it when a source changes (issue 3
 // "Live refresh": swap atomically, a request sees the old or the new catalog,
 // never a mix). Rebuilds are coalesced: a burst of source changes yields one
-// build. A failed rebuild keeps the last good snapshot.
+// build. A failed rebuild keeps the last good snapshot. With `reuse` off
+// (config `catalog.reuse: false`) every rebuild starts from nothing, as the
+// first one does: the reference the fast paths must agree with.
 import type { Logger } from 'pino';
 import type { Policy } from '../classify/policy.js';
 import type { HostMetrics } from '../observability/metrics.js';
@@ -23,6 +25,8 @@ export interface CatalogStoreOptions {
   logger: Logger;
   metrics: HostMetrics;
   build?: BuildOptions;
+  /** Reuse the previous build's unchanged tools, entries and policy results (default true). */
+  reuse?: boolean;
 }
 
 type SwapListener = (next: CatalogSnapshot, previous: CatalogSnapshot) => void;
@@ -32,10 +36,11 @@ export class CatalogStore {
   private generation = 0;
   private pending = false;
   private readonly listeners = new Set<SwapListener>();
-  private readonly classifyCache = new ClassifyCache();
+  private readonly classifyCache?: ClassifyCache;
 
   constructor(private readonly options: CatalogStoreOptions) {
     this.snapshot = new CatalogSnapshot([], options.tenants, 0);
+    if (options.reuse !== false) this.classifyCache = new ClassifyCache();
   }
 
   /** The snapshot to answer a request from; never changes under a caller that holds it. */
@@ -72,13 +77,18 @@ export class CatalogStore {
     const started = process.hrtime.bigint();
     const raw = sources.flatMap((s) => s.tools());
     // Unchanged tools keep their BuiltTool (and with it their serialized, compacted entry).
-    const result = buildCatalog(raw, policy, { ...this.options.build, previous: this.snapshot, classifyCache: this.classifyCache });
+    const reuse = this.options.reuse !== false;
+    const result = buildCatalog(raw, policy, { ...this.options.build, previous: reuse ? this.snapshot : undefined, classifyCache: this.classifyCache });
     const fatal = result.problems.filter((p) => p.fatal);
     if (strict && fatal.length > 0) throw new CatalogBuildError(fatal);
     for (const p of result.problems) logger.warn({ problem: p.message }, 'catalog problem on refresh');
     for (const w of result.warnings) logger.warn({ warning: w }, 'catalog warning');
     const previous = this.snapshot;
-    const next = new CatalogSnapshot(result.tools, tenants, ++this.generation, previous);
+    const next = new CatalogSnapshot(result.tools, tenants, ++this.generation, {
+      previous: reuse ? previous : undefined,
+      repeats: result.repeats,
+      schemaTexts: result.schemaTexts,
+    });
     this.snapshot = next;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     metrics.snapshotBuilds.inc();

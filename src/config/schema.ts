@@ -105,6 +105,16 @@ const metricsSchema = Type.Object(
 );
 export type MetricsConfig = Static<typeof metricsSchema>;
 
+/** How the catalog is rebuilt when a source changes. */
+const catalogSchema = Type.Object(
+  {
+    /** Reuse what an unchanged tool already has on a refresh (previous build, entries, the stdio page cache); default true. */
+    reuse: Type.Optional(Type.Boolean()),
+  },
+  CLOSED,
+);
+export type CatalogConfig = Static<typeof catalogSchema>;
+
 const sourcesSchema = Type.Object(
   {
     nodePacks: Type.Optional(Type.Array(nodePackConfigSchema)),
@@ -125,6 +135,7 @@ export const hostConfigSchema = Type.Object(
     events: Type.Optional(eventsSchema),
     mcp: Type.Optional(mcpFrontDoorSchema),
     metrics: Type.Optional(metricsSchema),
+    catalog: Type.Optional(catalogSchema),
     search: Type.Optional(searchSchema),
     principals: Type.Optional(Type.Array(principalEntrySchema)),
     policy: Type.Optional(policyConfigSchema),

@@ -105,7 +105,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
   const metrics = createMetrics({ processMetrics: options.processMetrics ?? false, eventLog: config.events !== undefined, toolLabels: config.metrics?.toolLabels });
   const tracing = await createTracing(env, options.spanExporter);
   parts.add(() => tracing.shutdown());
-  const ctx: SourceContext = { logger, metrics, configDir: dir, env, tracing };
+  const ctx: SourceContext = { logger, metrics, configDir: dir, env, tracing, reuse: config.catalog?.reuse !== false };
 
   let events: EventLog | undefined;
   if (config.events) {
@@ -144,6 +144,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     tenants,
     logger,
     metrics,
+    reuse: ctx.reuse,
     build: {
       // A step no source owns can never exist: a config error. A step an
       // upstream source (MCP server, connector) owns may be missing only

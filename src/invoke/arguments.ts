@@ -1,28 +1,36 @@
 // Argument validation against a tool's standard input schema:
-// validators compiled once per snapshot entry, so a call costs no compile,
+// validators compiled once per descriptor, so a call costs no compile,
 // and errors that name the failing path, so a model can correct its call.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ToolEntry } from '../catalog/snapshot.js';
+import type { ToolDescriptor } from '../contract/descriptor.js';
 
 const ajv = new Ajv2020({ strict: false, allErrors: false, allowUnionTypes: true, validateFormats: true });
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
 addFormats(ajv);
 
-// Keyed by the entry, so a validator lives exactly as long as the snapshot entry that holds the schema.
-const validators = new WeakMap<ToolEntry, ValidateFunction | null>();
+// Keyed by the descriptor: a refresh hands an unchanged tool's descriptor to
+// the next snapshot as the same object, so its validator survives rebuilds,
+// and is collected with the last snapshot that holds it.
+const validators = new WeakMap<ToolDescriptor, ValidateFunction | null>();
 
 function validatorFor(entry: ToolEntry): ValidateFunction | null {
-  let v = validators.get(entry);
+  const descriptor = entry.tool.descriptor;
+  let v = validators.get(descriptor);
   if (v === undefined) {
-    const schema = entry.tool.descriptor.inputSchema;
-    try {
-      v = schema ? ajv.compile({ ...schema, $id: undefined }) : null;
-    } catch {
-      // A schema ajv cannot compile (dangling $ref...) cannot be enforced: only the object shape is checked.
-      v = null;
+    v = null;
+    if (descriptor.inputSchema) {
+      const schema = { ...descriptor.inputSchema, $id: undefined };
+      try {
+        v = ajv.compile(schema);
+      } catch {
+        // A schema ajv cannot compile (dangling $ref...) cannot be enforced: only the object shape is checked.
+      }
+      // ajv keeps every compiled schema in a Map of its own; the WeakMap above is the only cache wanted.
+      ajv.removeSchema(schema);
     }
-    validators.set(entry, v);
+    validators.set(descriptor, v);
   }
   return v;
 }

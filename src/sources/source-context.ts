@@ -13,4 +13,9 @@ export interface SourceContext {
   env: NodeJS.ProcessEnv;
   /** Puts `traceparent` on the requests a source makes upstream (absent: none). */
   tracing?: Tracing;
+  /**
+   * False: a source redoes its work on every read instead of reusing what
+   * it read before (the MCP stdio page cache). Config `catalog.reuse`; absent: true.
+   */
+  reuse?: boolean;
 }

@@ -67,12 +67,18 @@ test('descriptorJson gives JSON.stringify bytes, for generated tools and with re
     tools.push({ source: 'mcp', toolId: `mcp:bench.${t.name}`, origin: 'test', title: t.title, description: t.description, inputSchema: t.inputSchema as JsonObject, outputSchema: t.outputSchema as JsonObject | undefined });
   }
   tools.push({ source: 'mcp', toolId: 'mcp:bench.leaky', origin: 'test', inputSchema: { type: 'object', properties: { token: { type: 'string', default: 'Bearer abcdefgh12345678' } } } });
+  let withText = 0;
   for (const raw of tools) {
-    const { descriptor } = describeTool(raw, { safetyTier: 'read', egress: 'none' }, ['a.scope']);
+    const { descriptor, schemaTexts } = describeTool(raw, { safetyTier: 'read', egress: 'none' }, ['a.scope']);
     const expected = JSON.stringify(descriptor);
-    assert.equal(descriptorJson(descriptor), expected);
-    assert.equal(descriptorJson(descriptor), expected, 'a second call stringifies');
+    if (schemaTexts !== undefined) withText++;
+    assert.equal(descriptorJson(descriptor, schemaTexts), expected);
+    assert.equal(descriptorJson(descriptor, schemaTexts), expected, 'the same text again');
+    assert.equal(descriptorJson(descriptor), expected, 'without the schema text');
   }
+  assert.ok(withText >= 300, 'clean schemas come with their text');
+  const leaky = describeTool(tools.at(-1)!, { safetyTier: 'read', egress: 'none' }, []);
+  assert.equal(leaky.schemaTexts?.inputSchema, undefined, 'a redacted schema has no text: it is not the one checked');
 });
 
 test('a rebuild reuses unchanged tools and rebuilds changed ones', async () => {
@@ -139,8 +145,10 @@ test('views listing the same tools share one list body; entries are stored once,
   assert.equal(view(first, 'a').standard.bytes.toString(), expectedJson(first));
   assert.deepEqual(JSON.parse(view(first, 'c').standard.bytes.toString()), [first.entries[0].tool.descriptor]);
 
-  // A refresh: unchanged entries move onto the new list once it is joined; every byte stays the same.
+  // A refresh: the new snapshot's entries move onto its list once it is joined; every byte stays the same.
   const before = first.entries.map((e) => e.standard.bytes.toString());
+  const firstAll = view(first, 'a').standard.bytes;
+  const firstBodies = first.entries.map((e) => e.standard);
   const changed = first.entries[2].tool.descriptor.toolId;
   list = list.map((r) => (r.toolId === changed ? { ...r, description: 'changed' } : r));
   const next = await new Promise<typeof first>((resolve) => {
@@ -157,6 +165,11 @@ test('views listing the same tools share one list body; entries are stored once,
     if (i !== 2) assert.equal(e.standard.bytes.toString(), before[i]);
   });
   assert.match(next.entries[2].standard.bytes.toString(), /"description":"changed"/);
+  first.entries.forEach((e, i) => {
+    assert.equal(e.standard, firstBodies[i], 'the old snapshot keeps its own bodies');
+    assert.equal(e.standard.bytes.buffer, firstAll.buffer, 'still inside its own list');
+    if (i !== 2) assert.equal(next.byId.get(e.tool.descriptor.toolId)!.standard.etag, e.standard.etag);
+  });
   assert.equal(view(first, 'a').standard.bytes.toString(), `[${before.join(',')}]`, 'the old snapshot still answers its own bytes');
 });
 

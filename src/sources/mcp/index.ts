@@ -8,13 +8,10 @@
 // the server is down, exits, hangs or answers garbage. The last good tools
 // stay served meanwhile (`keepStaleTools`). Nothing the server says about its
 // tools' behaviour (annotations) is used: RawTool.derived stays undefined.
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
@@ -27,16 +24,15 @@ import {
 import type { Logger } from 'pino';
 import { IMPLEMENTATION } from '../../contract/protocol.js';
 import { parseToolId } from '../../contract/tool-id.js';
-import { envRefNames, resolveEnvRefs, resolveEnvRefsInRecord } from '../../util/env-refs.js';
 import { CallAbort, errorResult, type DispatchOutcome } from '../call-result.js';
 import type { InvokeContext, RawTool, SourceHealth, SourceState, ToolSource } from '../raw-tool.js';
 import type { SourceContext } from '../source-context.js';
 import { withDefaults, type McpSourceConfig, type ResolvedMcpOptions } from './config-schema.js';
-import { CREDENTIAL_MENTION as SECRET_NAME } from '../../contract/credential-names.js';
 import { displayUrl } from '../../util/log-text.js';
 import { Redactor } from './redact.js';
-import { attachLineCache, type CachingLineReader } from './stdio-lines.js';
+import type { CachingLineReader } from './stdio-lines.js';
 import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
+import { addConfiguredValues, httpTransports, stdioTransport, type TransportKind } from './transport.js';
 
 export { mcpSourceConfigSchema, MCP_DEFAULTS, withDefaults } from './config-schema.js';
 export type { McpSourceConfig, McpStdioConfig, McpHttpConfig, McpBackoffConfig, ResolvedMcpOptions } from './config-schema.js';
@@ -77,8 +73,6 @@ export interface McpToolSource extends ToolSource {
   callTool(name: string, args: unknown, options?: McpCallOptions): Promise<CallToolResult>;
 }
 
-type TransportKind = 'stdio' | 'streamable-http' | 'sse';
-
 interface Conn {
   seq: number;
   kind: TransportKind;
@@ -108,13 +102,6 @@ class ConnectTimeout extends Error {}
 
 function isTimeout(err: unknown): boolean {
   return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
-}
-
-/** The values a string's `${VAR}` references resolve to: secrets from then on. */
-function refsIn(s: string, env: NodeJS.ProcessEnv): string[] {
-  return envRefNames(s)
-    .map((n) => env[n])
-    .filter((v): v is string => typeof v === 'string');
 }
 
 function delay(ms: number): Promise<void> {
@@ -168,7 +155,7 @@ class McpSource implements McpToolSource {
     this.log = ctx.logger.child({ source: this.id, server: config.id });
     this.target = config.transport === 'stdio' ? config.command : displayUrl(config.url);
     // Literal header/env values may be credentials too: never print them.
-    this.addConfigured(config.transport === 'stdio' ? config.env : config.headers);
+    addConfiguredValues(this.redactor, ctx.env, config.transport === 'stdio' ? config.env : config.headers);
   }
 
   // ---- ToolSource ----------------------------------------------------------
@@ -289,81 +276,20 @@ class McpSource implements McpToolSource {
     }
   }
 
-  /** Resolves `${VAR}`s, builds the transport(s) and runs `initialize`. */
+  /** Builds the transport(s) (transport.ts) and runs `initialize`, over HTTP+SSE when Streamable HTTP is refused. */
   private async open(seq: number, deadline: Promise<never>): Promise<Conn> {
-    const env = this.ctx.env;
     const config = this.config;
-    const refs = (s: string) => refsIn(s, env);
-
     if (config.transport === 'stdio') {
-      const args = (config.args ?? []).map((a) => resolveEnvRefs(a, env));
-      const extraEnv = resolveEnvRefsInRecord(config.env, env);
-      this.redactor.add((config.args ?? []).flatMap(refs));
-      this.addConfigured(config.env, extraEnv);
-      const childEnv: Record<string, string> = {};
-      for (const key of DEFAULT_INHERITED_ENV_VARS) {
-        const v = env[key];
-        if (v !== undefined && !v.startsWith('()')) childEnv[key] = v;
-      }
-      Object.assign(childEnv, extraEnv);
-      const command = config.command.includes('/') && !path.isAbsolute(config.command) ? path.resolve(this.ctx.configDir, config.command) : config.command;
-      const transport = new StdioClientTransport({
-        command,
-        args,
-        env: childEnv,
-        cwd: path.resolve(this.ctx.configDir, config.cwd ?? '.'),
-        stderr: 'pipe',
-      });
+      const { transport, stderr, lines } = stdioTransport(config, this.ctx, this.redactor, this.log);
       const conn = this.newConn(seq, 'stdio', transport);
-      conn.lines = attachLineCache(transport);
-      this.drainStderr(conn, transport.stderr as Readable | null);
+      conn.lines = lines;
+      this.drainStderr(conn, stderr);
       await this.handshake(conn, deadline);
       return conn;
     }
 
-    const url = new URL(resolveEnvRefs(config.url, env));
-    const headers = resolveEnvRefsInRecord(config.headers, env);
-    this.redactor.add(refs(config.url));
-    this.addConfigured(config.headers, headers);
-    if (url.username || url.password) {
-      // fetch refuses URLs with credentials: send them as Basic auth instead
-      // (unless an Authorization header is configured).
-      const decode = (part: string) => {
-        try {
-          return decodeURIComponent(part);
-        } catch {
-          return part;
-        }
-      };
-      const user = decode(url.username);
-      const pass = decode(url.password);
-      this.redactor.add([url.username, url.password, user, pass]);
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
-        headers.Authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
-        this.redactor.add([headers.Authorization, headers.Authorization.slice(6)]);
-      }
-      url.username = '';
-      url.password = '';
-    }
-    for (const [name, v] of url.searchParams) this.redactor.add([v], SECRET_NAME.test(name) ? 'secret' : 'sensitive');
-
-    // Each request to the upstream carries the active span's traceparent (tracing on).
-    const tracing = this.ctx.tracing;
-    const traced: FetchLike | undefined = tracing?.enabled
-      ? (input, init) => {
-          const extra: Record<string, string> = {};
-          tracing.injectHeaders(extra);
-          const merged = new Headers(init?.headers);
-          for (const [k, v] of Object.entries(extra)) merged.set(k, v);
-          return fetch(input, { ...init, headers: merged });
-        }
-      : undefined;
-    const streamable = new StreamableHTTPClientTransport(url, {
-      requestInit: { headers },
-      ...(traced ? { fetch: traced } : {}),
-      reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
-    });
-    const first = this.newConn(seq, 'streamable-http', streamable);
+    const transports = httpTransports(config, this.ctx, this.redactor);
+    const first = this.newConn(seq, 'streamable-http', transports.streamable());
     try {
       await this.handshake(first, deadline);
       return first;
@@ -371,23 +297,9 @@ class McpSource implements McpToolSource {
       if (!wantsSseFallback(err)) throw err;
       this.log.info({ event: 'fallback', target: this.target, status: (err as StreamableHTTPError).code }, 'mcp server does not speak Streamable HTTP, trying HTTP+SSE');
     }
-    const sse = new SSEClientTransport(url, { requestInit: { headers }, ...(traced ? { fetch: traced } : {}) });
-    const second = this.newConn(seq, 'sse', sse);
+    const second = this.newConn(seq, 'sse', transports.sse());
     await this.handshake(second, deadline);
     return second;
-  }
-
-  /**
-   * Configured header/env values: `${VAR}` values and values under a
-   * credential-like name are secrets; the rest stays out of logs only.
-   */
-  private addConfigured(configured: Record<string, string> | undefined, resolved: Record<string, string> = configured ?? {}): void {
-    for (const [name, raw] of Object.entries(configured ?? {})) {
-      const fromRefs = refsIn(raw, this.ctx.env);
-      this.redactor.add(fromRefs);
-      const value = resolved[name] ?? raw;
-      this.redactor.add([value], fromRefs.length > 0 || SECRET_NAME.test(name) ? 'secret' : 'sensitive');
-    }
   }
 
   private newConn(seq: number, kind: TransportKind, transport: Transport): Conn {

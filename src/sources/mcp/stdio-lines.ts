@@ -11,10 +11,14 @@
 // the SDK has no hook for this, and a transport of our own would copy its
 // process handling. Same framing (newline-delimited JSON, `\r\n` accepted),
 // same size limit, same validation (JSONRPCMessageSchema) for every line it parses.
+// What it relies on in the SDK (the `_readBuffer` field, a ReadBuffer read
+// through append / readMessage / clear) is checked by
+// test/mcp-source/sdk-internals.test.ts, which fails when an upgrade moves it.
 import { hash } from 'node:crypto';
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Logger } from 'pino';
 
 /** Lines shorter than this are parsed every time: hashing would not pay. */
 export const CACHE_MIN_BYTES = 32 * 1024;
@@ -209,15 +213,32 @@ export class CachingLineReader {
   }
 }
 
+/** Said once per process: the SDK is the same for every connection. */
+let missingReported = false;
+
+/** Whether this transport keeps its line reader where attachLineCache puts the cache. */
+export function hasReplaceableReader(transport: StdioClientTransport): boolean {
+  const reader = (transport as unknown as { _readBuffer?: unknown })._readBuffer;
+  return reader instanceof ReadBuffer && typeof reader.readMessage === 'function' && typeof reader.append === 'function' && typeof reader.clear === 'function';
+}
+
 /**
  * Puts a CachingLineReader in place of the transport's ReadBuffer. Undefined
  * when this SDK version keeps its reader elsewhere: the cache is only a
- * speed-up, and the source's tests notice its absence.
+ * speed-up, so the source goes on without it, and says so once at warn.
  */
-export function attachLineCache(transport: StdioClientTransport): CachingLineReader | undefined {
-  const t = transport as unknown as { _readBuffer?: unknown };
-  if (typeof t._readBuffer !== 'object' || t._readBuffer === null || !('readMessage' in t._readBuffer)) return undefined;
+export function attachLineCache(transport: StdioClientTransport, log: Logger): CachingLineReader | undefined {
+  if (!hasReplaceableReader(transport)) {
+    if (!missingReported) {
+      missingReported = true;
+      log.warn(
+        { event: 'page_cache_unavailable' },
+        'this version of the MCP SDK keeps no ReadBuffer in StdioClientTransport._readBuffer: the stdio page cache is off, every tools/list page is parsed on every read',
+      );
+    }
+    return undefined;
+  }
   const reader = new CachingLineReader();
-  t._readBuffer = reader;
+  (transport as unknown as { _readBuffer: CachingLineReader })._readBuffer = reader;
   return reader;
 }
