@@ -1,10 +1,11 @@
 // A response body serialized once, with its strong ETag and its compressed
-// forms made at most once (issue 8: compress once, not per request).
+// forms made at most once: compression is the costliest part of a list
+// answer, so it is paid per snapshot, not per request.
 //
 // Small bodies compress synchronously on first use (cheaper than a hop to the
 // thread pool). Large ones (list bodies of big catalogs) compress on libuv's
-// thread pool, so the event loop keeps answering while a 30 MB list is
-// gzipped; requests for that encoding wait for the one compression in flight.
+// thread pool, so the event loop keeps answering while a list of tens of
+// megabytes is gzipped; requests for that encoding wait for the one compression in flight.
 // List bodies may also be lazy: their ETag is known up front (derived from the
 // entries' ETags) and their bytes are assembled on first use.
 import { createHash } from 'node:crypto';

@@ -3,8 +3,8 @@
 // workflows from their steps, unique toolIds, exec only on host extensions,
 // no credential material. Pure: the same inputs give the same descriptors.
 //
-// A rebuild reuses what it can (issue "Benchmarks": a refresh must not redo
-// work for unchanged tools): given the previous build's tools, a tool whose
+// A rebuild reuses what it can, so that a refresh costs what changed, not
+// the size of the catalog: given the previous build's tools, a tool whose
 // RawTool content and classification are unchanged keeps its BuiltTool
 // object, descriptor included, so the snapshot keeps its serialized and
 // compacted entry too. Classification results are cached per tool input.

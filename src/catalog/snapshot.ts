@@ -1,4 +1,4 @@
-// The immutable catalog snapshot (issue 2 item 9): built once per change,
+// The immutable catalog snapshot: built once per change,
 // every descriptor serialized once, each caller view's list serialized once
 // and kept, so a request only looks things up in memory.
 //

@@ -1,5 +1,5 @@
-// Holds the current snapshot and replaces it when a source changes (issue 3
-// "Live refresh": swap atomically, a request sees the old or the new catalog,
+// Holds the current snapshot and replaces it when a source changes (swap
+// atomically: a request sees the old or the new catalog,
 // never a mix). Rebuilds are coalesced: a burst of source changes yields one
 // build. A failed rebuild keeps the last good snapshot. With `reuse` off
 // (config `catalog.reuse: false`) every rebuild starts from nothing, as the

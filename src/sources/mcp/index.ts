@@ -1,5 +1,5 @@
-// MCP servers as a tool source (issue "MCP servers as a tool source: every
-// page, live refresh, failure isolation").
+// MCP servers as a tool source: every page of `tools/list`, live refresh,
+// and failures isolated from the catalog.
 //
 // One McpSource per configured server. It connects with the SDK Client over
 // stdio or HTTP (Streamable HTTP, falling back to HTTP+SSE), reads every

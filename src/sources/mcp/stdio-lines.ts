@@ -1,8 +1,8 @@
 // The stdio transport's line reader, with a cache of large `tools/list`
-// pages (issue "Benchmarks": `list_changed` to served). A re-read after
+// pages, so that `list_changed` is served soon after it is sent. A re-read after
 // `list_changed` asks for every page again, and most come back byte for byte
-// as before: here JSON.parse runs at about 30 MB/s, so parsing 28 MB of
-// unchanged pages would cost about a second. A page whose bytes, apart from
+// as before, and parsing tens of megabytes of unchanged pages would cost
+// most of the refresh (docs/benchmarks.md has the figures). A page whose bytes, apart from
 // the JSON-RPC id, equal a page read before is answered with that page's
 // parsed object (and the new id) instead; the MCP source then sees the very
 // same entry objects and reuses its tools by identity.

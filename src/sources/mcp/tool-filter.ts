@@ -6,8 +6,7 @@
 // from a display title; classification is the host's (RawTool.derived stays
 // undefined).
 //
-// A re-read reuses what it can (issue "Benchmarks": a refresh must not redo
-// work for unchanged tools): an entry equal to the previous read's entry of
+// A re-read reuses what it can, so that a refresh costs what changed: an entry equal to the previous read's entry of
 // the same name yields the previous RawTool object itself, so everything
 // downstream (the source's change check, the catalog's rebuild) sees an
 // unchanged tool as the same object and stops at an identity check.

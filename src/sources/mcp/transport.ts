@@ -1,5 +1,4 @@
-// The transports an MCP source reaches its server over (issue "MCP servers as
-// a tool source"): a child process over stdio, or Streamable HTTP with the old
+// The transports an MCP source reaches its server over: a child process over stdio, or Streamable HTTP with the old
 // HTTP+SSE transport as the fallback (the source decides when to fall back).
 //
 // `${VAR}` references are resolved here, at every connect, from the source's
