@@ -1,7 +1,7 @@
 // Tool search, measured (docs/search.md): retrieval quality on real catalogs
 // and latency at 10,000 tools.
 //
-//   node --import tsx bench/search-quality.ts [--verbose] [--runs N]
+//   node --import tsx bench/search-quality.ts [--verbose] [--runs N] [--latency-only]
 //
 // Quality: the tasks in bench/search-tasks/*.json (natural-language requests,
 // each with the tool(s) that solve it) against GitHub's REST description as
@@ -160,6 +160,12 @@ async function latencyAt10k(): Promise<{ tools: number; buildMs: number; heapMb:
   return { tools: total, buildMs: round(buildMs, 0), heapMb: round(heapMb, 1), p50: round(percentile(times, 0.5)), p95: round(percentile(times, 0.95)), refreshMs: round(refreshMs, 0) };
 }
 
+const latencyOnly = process.argv.includes('--latency-only');
+if (latencyOnly) {
+  const lat = await latencyAt10k();
+  console.log(JSON.stringify({ latency10k: lat }));
+  process.exit(0);
+}
 const q = await quality();
 const lat = await latencyAt10k();
 const all = q.results.reduce((a, r) => a + r.tasks, 0);
