@@ -26,6 +26,7 @@ import { SEARCH_MODE_TOOLS, searchTools } from '../src/mcp/search-mode.js';
 import { toMcpTool } from '../src/mcp/tool-listing.js';
 import type { Principal } from '../src/auth/principal.js';
 import { startBenchHost } from './search-catalogs.js';
+import { splitOf } from './search-split.js';
 import { DOMAINS, makeTools } from './tools.js';
 
 interface TaskFile {
@@ -40,18 +41,6 @@ interface Quality {
   recallAt1: number;
   recallAt5: number;
   mrr: number;
-}
-
-/**
- * Tasks are split by a fixed rule, so ranking can be tuned on one part and
- * measured on the other: a task whose text's FNV-1a hash is divisible by 3 is
- * held out (about a third), the rest is the tuning set. Adding a task never
- * moves another between the sets.
- */
-export function splitOf(task: string): 'tuning' | 'held-out' {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < task.length; i++) h = Math.imul(h ^ task.charCodeAt(i), 0x01000193) >>> 0;
-  return h % 3 === 0 ? 'held-out' : 'tuning';
 }
 
 interface Tally {

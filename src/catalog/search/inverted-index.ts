@@ -112,6 +112,11 @@ export class InvertedIndex {
     return this.slotCount;
   }
 
+  /** The length of a document's field (distinct words), for priors on it. */
+  fieldLength(field: number, doc: number): number {
+    return this.lengths[field][doc];
+  }
+
   /** Indexes a document (one entry per field) and returns its slot. */
   add(fields: readonly IndexedField[]): number {
     const doc = this.freeSlots.pop() ?? this.slotCount++;

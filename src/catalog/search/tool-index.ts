@@ -52,6 +52,13 @@ const SYNONYM_FIELDS = (['name', 'title'] as const).map((f) => SEARCH_FIELDS.ind
 const SYNONYM_WEIGHT = 0.5;
 /** Strong length normalization (b): a short title that says exactly the request wins. */
 const BM25: Bm25Parameters = { k: 1.2, b: 0.9, d: 0.5 };
+/**
+ * Among near twins (`list-for-org`, `list-for-user`, `list-for-authenticated-user`) the one with the shorter
+ * toolId is the more general; when the request does not say which, it should come first. A score is divided
+ * by 1 + this × the number of distinct words of the toolId.
+ */
+const SHORT_NAME_PRIOR = 0.15;
+const NAME_FIELD = SEARCH_FIELDS.indexOf('name');
 const TIER_RANK = new Map<SafetyTier, number>(SAFETY_TIERS.map((t, i) => [t, i]));
 const SOURCE_CODE = new Map<Source, number>(SOURCES.map((s, i) => [s, i]));
 
@@ -173,7 +180,7 @@ export class ToolSearchIndex {
       if ((source >= 0 && slotSource[doc] !== source) || (tier >= 0 && slotTier[doc] !== tier) || slotTier[doc] > maxTier) continue;
       total++;
       const covered = acc.coverage(doc);
-      top.offer(Math.round(acc.scores[doc] * covered * covered * 1e4) / 1e4, doc);
+      top.offer(Math.round(((acc.scores[doc] * covered * covered) / (1 + SHORT_NAME_PRIOR * this.terms.fieldLength(NAME_FIELD, doc))) * 1e4) / 1e4, doc);
     }
     const hits: SearchHit[] = [];
     for (let i = 0; i < top.count; i++) hits.push({ entry: this.bySlot[top.slots[i]]!.entry, score: top.scores[i] });
