@@ -59,6 +59,13 @@ const BM25: Bm25Parameters = { k: 1.2, b: 0.9, d: 0.5 };
  */
 const SHORT_NAME_PRIOR = 0.15;
 const NAME_FIELD = SEARCH_FIELDS.indexOf('name');
+/**
+ * Word pairs: two query words next to each other (stopwords aside) that stand next to each other in the
+ * toolId or title ("gpg key", "pull request") say more than the two words apart. Indexed as one more field.
+ */
+const PAIR_FIELDS = [SEARCH_FIELDS.indexOf('name'), SEARCH_FIELDS.indexOf('title')];
+const PAIR_FIELD = SEARCH_FIELDS.length;
+const PAIR_WEIGHT = 4;
 const TIER_RANK = new Map<SafetyTier, number>(SAFETY_TIERS.map((t, i) => [t, i]));
 const SOURCE_CODE = new Map<Source, number>(SOURCES.map((s, i) => [s, i]));
 
@@ -67,10 +74,10 @@ interface Indexed {
   slot: number;
 }
 
-/** A tool's fields as the term index holds them. */
+/** A tool's fields as the term index holds them: those of documents.ts, then the word pairs. */
 function indexedFields(entry: ToolEntry): IndexedField[] {
   const doc = searchDocument(entry);
-  return SEARCH_FIELDS.map((field) => {
+  const fields = SEARCH_FIELDS.map((field) => {
     const tokens = words(doc[field]);
     const terms: string[] = [];
     for (const w of tokens) {
@@ -79,10 +86,19 @@ function indexedFields(entry: ToolEntry): IndexedField[] {
     }
     return { terms, length: new Set(tokens).size };
   });
+  const pairs = PAIR_FIELDS.flatMap((f) => adjacentPairs(fields[f].terms));
+  fields.push({ terms: pairs, length: new Set(pairs).size });
+  return fields;
+}
+
+function adjacentPairs(terms: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 1; i < terms.length; i++) if (terms[i - 1] !== terms[i]) out.push(`${terms[i - 1]} ${terms[i]}`);
+  return out;
 }
 
 export class ToolSearchIndex {
-  private readonly terms = new InvertedIndex(SEARCH_FIELDS.length);
+  private readonly terms = new InvertedIndex(SEARCH_FIELDS.length + 1);
   private readonly indexed = new Map<string, Indexed>();
   /** By slot: the entry indexed there (undefined for a free slot), its toolId, source and tier, read without touching the entry. */
   private readonly bySlot: (Indexed | undefined)[] = [];
@@ -164,6 +180,12 @@ export class ToolSearchIndex {
     for (const term of terms) {
       const bits = bitsOf(term);
       for (let f = 0; f < BOOSTS.length; f++) this.terms.accumulate(acc, f, term, BOOSTS[f], bits, BM25);
+    }
+    for (let i = 1; i < terms.length; i++) {
+      const bits = bitsOf(terms[i - 1]);
+      const second = bitsOf(terms[i]);
+      for (let w = 0; w < stride; w++) bits[w] |= second[w];
+      this.terms.accumulate(acc, PAIR_FIELD, `${terms[i - 1]} ${terms[i]}`, PAIR_WEIGHT, bits, BM25);
     }
     for (const term of expansions) {
       const bits = bitsOf(term);
