@@ -4,10 +4,11 @@
 // Nothing is allocated per matching document, so a query whose words occur
 // in most tools costs a pass over their postings, not an object per match.
 //
-// Documents live in numbered slots (a removed document's slot is reused).
-// Postings are unordered (a removal moves the last posting into the hole):
-// a document's score is summed term by term and field by field, in query
-// order, so it does not depend on where its postings sit. Field lengths are
+// Documents live in numbered slots (a removed document's slot is reused), and
+// postings are kept in slot order, so adding or removing a document costs a
+// binary search and a move per term, not a scan. A document's score is summed
+// term by term and field by field, in query order, so it depends only on the
+// documents held, not on the order they came in. Field lengths are
 // kept as exact integer totals, so an index that saw additions and removals
 // scores exactly as one built afresh from the same documents.
 
@@ -25,12 +26,13 @@ export interface Bm25Parameters {
   d: number;
 }
 
+/** One term's documents in one field, in slot order (found by binary search; a query walks the score array in order). */
 class Postings {
   docs = new Int32Array(4);
   freqs = new Uint16Array(4);
   length = 0;
 
-  push(doc: number, freq: number): void {
+  add(doc: number, freq: number): void {
     if (this.length === this.docs.length) {
       const docs = new Int32Array(this.length * 2);
       docs.set(this.docs);
@@ -39,20 +41,32 @@ class Postings {
       freqs.set(this.freqs);
       this.freqs = freqs;
     }
-    this.docs[this.length] = doc;
-    this.freqs[this.length] = Math.min(freq, 0xffff);
+    const at = this.length === 0 || this.docs[this.length - 1] < doc ? this.length : this.find(doc);
+    this.docs.copyWithin(at + 1, at, this.length);
+    this.freqs.copyWithin(at + 1, at, this.length);
+    this.docs[at] = doc;
+    this.freqs[at] = Math.min(freq, 0xffff);
     this.length++;
   }
 
   remove(doc: number): void {
-    const last = this.length - 1;
-    for (let i = last; i >= 0; i--) {
-      if (this.docs[i] !== doc) continue;
-      this.docs[i] = this.docs[last];
-      this.freqs[i] = this.freqs[last];
-      this.length = last;
-      return;
+    const at = this.find(doc);
+    if (at === this.length || this.docs[at] !== doc) return;
+    this.docs.copyWithin(at, at + 1, this.length);
+    this.freqs.copyWithin(at, at + 1, this.length);
+    this.length--;
+  }
+
+  /** The first position whose slot is not below `doc`. */
+  private find(doc: number): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.docs[mid] < doc) lo = mid + 1;
+      else hi = mid;
     }
+    return lo;
   }
 }
 
@@ -129,7 +143,7 @@ export class InvertedIndex {
       for (const [term, freq] of frequencies(fields[f].terms)) {
         let list = map.get(term);
         if (list === undefined) map.set(term, (list = new Postings()));
-        list.push(doc, freq);
+        list.add(doc, freq);
       }
     }
     this.live++;
