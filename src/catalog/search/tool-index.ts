@@ -103,6 +103,8 @@ export class ToolSearchIndex {
   /** By slot: the entry indexed there (undefined for a free slot), its toolId, source and tier, read without touching the entry. */
   private readonly bySlot: (Indexed | undefined)[] = [];
   private readonly slotIds: string[] = [];
+  /** The entries of the last sync, in their order. */
+  private last: readonly ToolEntry[] = [];
   private slotSource: Uint8Array = new Uint8Array(16);
   private slotTier: Uint8Array = new Uint8Array(16);
 
@@ -117,6 +119,28 @@ export class ToolSearchIndex {
 
   /** Makes the index hold exactly these entries, touching only what differs from what it holds. */
   sync(entries: readonly ToolEntry[]): void {
+    if (!this.syncInPlace(entries)) this.syncByToolId(entries);
+    this.last = entries;
+  }
+
+  /**
+   * The usual refresh: the same tools in the same order, a few entries new.
+   * Comparing the two lists position by position reads only their pointers,
+   * so an unchanged tool costs nothing (a walk through 10,000 entries' own
+   * fields is slow on a busy machine). False, having changed nothing, when
+   * the lists are not aligned.
+   */
+  private syncInPlace(entries: readonly ToolEntry[]): boolean {
+    const last = this.last;
+    if (last.length !== entries.length) return false;
+    const differing: number[] = [];
+    for (let i = 0; i < entries.length; i++) if (entries[i] !== last[i]) differing.push(i);
+    if (differing.some((i) => entries[i].tool.descriptor.toolId !== last[i].tool.descriptor.toolId)) return false;
+    for (const i of differing) this.update(this.indexed.get(entries[i].tool.descriptor.toolId)!, entries[i]);
+    return true;
+  }
+
+  private syncByToolId(entries: readonly ToolEntry[]): void {
     // Removals first, so their slots are free for the additions.
     const current = new Map<string, ToolEntry>();
     for (const entry of entries) current.set(entry.tool.descriptor.toolId, entry);
@@ -132,18 +156,21 @@ export class ToolSearchIndex {
       if (known === undefined) {
         this.put({ entry, slot: -1 });
         this.counters.added++;
-        continue;
-      }
-      if (known.entry === entry) continue;
-      if (contentIdentity(known.entry) !== contentIdentity(entry)) {
-        this.terms.remove(known.slot, indexedFields(known.entry));
-        this.bySlot[known.slot] = undefined;
-        known.entry = entry;
-        this.put(known);
-        this.counters.replaced++;
-      }
-      known.entry = entry;
+      } else this.update(known, entry);
     }
+  }
+
+  /** A tool indexed before, in a new entry: indexed again only if its content changed. */
+  private update(known: Indexed, entry: ToolEntry): void {
+    if (known.entry === entry) return;
+    if (contentIdentity(known.entry) !== contentIdentity(entry)) {
+      this.terms.remove(known.slot, indexedFields(known.entry));
+      this.bySlot[known.slot] = undefined;
+      known.entry = entry;
+      this.put(known);
+      this.counters.replaced++;
+    }
+    known.entry = entry;
   }
 
   private put(item: Indexed): void {
