@@ -19,6 +19,8 @@ export interface CatalogSearchOptions {
   synonyms?: readonly (readonly string[])[];
   /** Indexes kept at most (least recently searched dropped first). */
   maxIndexes?: number;
+  /** Whether the built-in synonym groups apply (default true); off only to measure ranking without them. */
+  builtInSynonyms?: boolean;
 }
 
 export const DEFAULT_MAX_INDEXES = 16;
@@ -44,7 +46,7 @@ export class CatalogSearch {
     private readonly store: CatalogStore,
     options: CatalogSearchOptions = {},
   ) {
-    this.synonyms = new Synonyms([...DEFAULT_SYNONYMS, ...(options.synonyms ?? [])]);
+    this.synonyms = new Synonyms([...(options.builtInSynonyms === false ? [] : DEFAULT_SYNONYMS), ...(options.synonyms ?? [])]);
     this.maxIndexes = options.maxIndexes ?? DEFAULT_MAX_INDEXES;
     this.stopFollowing = store.onSwap((next) => this.follow(next));
   }

@@ -60,6 +60,11 @@ export const DEFAULT_SYNONYMS: readonly (readonly string[])[] = [
   ['referrer', 'refer', 'referral'],
   ['collaborator', 'teammate', 'access'],
   ['reviewer', 'review'],
+  ['upload', 'attach'],
+  ['request', 'ask'],
+  ['remove', 'kick'],
+  ['create', 'publish', 'share', 'submit'],
+  ['enable', 'activate'],
 ];
 
 /** Splits text into lower-case words: at non-alphanumerics, camelCase boundaries and letter/digit changes. */

@@ -1,18 +1,20 @@
-// One search index over one visible set of tools (docs/search.md): MiniSearch
-// (BM25 over the fields of documents.ts) holding exactly the tools one set of
-// callers may see, so a score depends on nothing those callers cannot see
-// (BM25's document frequencies and field lengths are corpus-wide).
+// One search index over one visible set of tools (docs/search.md): BM25 over
+// the fields of documents.ts, in our own compact term index
+// (inverted-index.ts), holding exactly the tools one set of callers may see,
+// so a score depends on nothing those callers cannot see (BM25's document
+// frequencies and field lengths are corpus-wide).
 //
 // Kept up to date by `sync`, which compares the entries it indexed with the
 // ones it is given: a tool whose entry is the same object, or whose content
 // identity is equal, is left alone; only added, removed and changed tools
-// touch the index. Removal is exact (`remove` with the indexed document, made
-// again from the old entry), so an index kept up to date scores as one built
-// afresh from the same tools would.
-import MiniSearch, { type Query, type SearchResult as MiniResult } from 'minisearch';
-import { SAFETY_TIERS, type SafetyTier, type Source } from '../../contract/descriptor.js';
+// touch the index. Removal is exact (the indexed fields are made again from
+// the old entry), so an index kept up to date scores as one built afresh
+// from the same tools would.
+import { SAFETY_TIERS, type SafetyTier, SOURCES, type Source } from '../../contract/descriptor.js';
 import type { ToolEntry } from '../snapshot.js';
-import { contentIdentity, SEARCH_FIELDS, type SearchDocument, type SearchField, searchDocument } from './documents.js';
+import { contentIdentity, SEARCH_FIELDS, type SearchField, searchDocument } from './documents.js';
+import { Accumulator, type Bm25Parameters, type IndexedField, InvertedIndex } from './inverted-index.js';
+import { TopHits } from './top-hits.js';
 import { indexTerm, queryTerms, type Synonyms, words } from './text.js';
 
 /** Index operations since start, for every index (tests and metrics read them). */
@@ -43,27 +45,68 @@ export interface SearchAnswer {
 
 /** Field weights: a word in the toolId or title says more about the tool than one in a parameter's description. */
 const FIELD_BOOSTS: Record<SearchField, number> = { name: 2, title: 4, description: 1, params: 0.4, paramText: 0.2, keywords: 1 };
-const SYNONYM_FIELDS: SearchField[] = ['name', 'title'];
+const BOOSTS = SEARCH_FIELDS.map((f) => FIELD_BOOSTS[f]);
+/** Synonyms are looked for in the toolId and title only: that is where a tool names its action and object. */
+const SYNONYM_FIELDS = (['name', 'title'] as const).map((f) => SEARCH_FIELDS.indexOf(f));
 /** A synonym's match counts less than the word itself. */
 const SYNONYM_WEIGHT = 0.5;
+/** Strong length normalization (b): a short title that says exactly the request wins. */
+const BM25: Bm25Parameters = { k: 1.2, b: 0.9, d: 0.5 };
+/**
+ * Among near twins (`list-for-org`, `list-for-user`, `list-for-authenticated-user`) the one with the shorter
+ * toolId is the more general; when the request does not say which, it should come first. A score is divided
+ * by 1 + this × the number of distinct words of the toolId.
+ */
+const SHORT_NAME_PRIOR = 0.15;
+const NAME_FIELD = SEARCH_FIELDS.indexOf('name');
+/**
+ * Word pairs: two query words next to each other (stopwords aside) that stand next to each other in the
+ * toolId or title ("gpg key", "pull request") say more than the two words apart. Indexed as one more field.
+ */
+const PAIR_FIELDS = [SEARCH_FIELDS.indexOf('name'), SEARCH_FIELDS.indexOf('title')];
+const PAIR_FIELD = SEARCH_FIELDS.length;
+const PAIR_WEIGHT = 4;
 const TIER_RANK = new Map<SafetyTier, number>(SAFETY_TIERS.map((t, i) => [t, i]));
+const SOURCE_CODE = new Map<Source, number>(SOURCES.map((s, i) => [s, i]));
 
 interface Indexed {
   entry: ToolEntry;
-  /** The sync pass that last saw this tool. */
-  seen: number;
+  slot: number;
+}
+
+/** A tool's fields as the term index holds them: those of documents.ts, then the word pairs. */
+function indexedFields(entry: ToolEntry): IndexedField[] {
+  const doc = searchDocument(entry);
+  const fields = SEARCH_FIELDS.map((field) => {
+    const tokens = words(doc[field]);
+    const terms: string[] = [];
+    for (const w of tokens) {
+      const t = indexTerm(w);
+      if (t !== undefined) terms.push(t);
+    }
+    return { terms, length: new Set(tokens).size };
+  });
+  const pairs = PAIR_FIELDS.flatMap((f) => adjacentPairs(fields[f].terms));
+  fields.push({ terms: pairs, length: new Set(pairs).size });
+  return fields;
+}
+
+function adjacentPairs(terms: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 1; i < terms.length; i++) if (terms[i - 1] !== terms[i]) out.push(`${terms[i - 1]} ${terms[i]}`);
+  return out;
 }
 
 export class ToolSearchIndex {
-  private readonly mini = new MiniSearch<SearchDocument>({
-    fields: [...SEARCH_FIELDS],
-    idField: 'id',
-    tokenize: words,
-    processTerm: (w) => indexTerm(w) ?? null,
-    autoVacuum: false,
-  });
+  private readonly terms = new InvertedIndex(SEARCH_FIELDS.length + 1);
   private readonly indexed = new Map<string, Indexed>();
-  private pass = 0;
+  /** By slot: the entry indexed there (undefined for a free slot), its toolId, source and tier, read without touching the entry. */
+  private readonly bySlot: (Indexed | undefined)[] = [];
+  private readonly slotIds: string[] = [];
+  /** The entries of the last sync, in their order. */
+  private last: readonly ToolEntry[] = [];
+  private slotSource: Uint8Array = new Uint8Array(16);
+  private slotTier: Uint8Array = new Uint8Array(16);
 
   constructor(
     private readonly synonyms: Synonyms,
@@ -76,69 +119,126 @@ export class ToolSearchIndex {
 
   /** Makes the index hold exactly these entries, touching only what differs from what it holds. */
   sync(entries: readonly ToolEntry[]): void {
-    const pass = ++this.pass;
-    const fresh: SearchDocument[] = [];
-    for (const entry of entries) {
-      const id = entry.tool.descriptor.toolId;
-      const known = this.indexed.get(id);
-      if (known === undefined) {
-        this.indexed.set(id, { entry, seen: pass });
-        fresh.push(searchDocument(entry));
-        continue;
-      }
-      known.seen = pass;
-      if (known.entry === entry) continue;
-      if (contentIdentity(known.entry) !== contentIdentity(entry)) {
-        this.mini.remove(searchDocument(known.entry));
-        this.mini.add(searchDocument(entry));
-        this.counters.replaced++;
-      }
-      known.entry = entry;
-    }
+    if (!this.syncInPlace(entries)) this.syncByToolId(entries);
+    this.last = entries;
+  }
+
+  /**
+   * The usual refresh: the same tools in the same order, a few entries new.
+   * Comparing the two lists position by position reads only their pointers,
+   * so an unchanged tool costs nothing (a walk through 10,000 entries' own
+   * fields is slow on a busy machine). False, having changed nothing, when
+   * the lists are not aligned.
+   */
+  private syncInPlace(entries: readonly ToolEntry[]): boolean {
+    const last = this.last;
+    if (last.length !== entries.length) return false;
+    const differing: number[] = [];
+    for (let i = 0; i < entries.length; i++) if (entries[i] !== last[i]) differing.push(i);
+    if (differing.some((i) => entries[i].tool.descriptor.toolId !== last[i].tool.descriptor.toolId)) return false;
+    for (const i of differing) this.update(this.indexed.get(entries[i].tool.descriptor.toolId)!, entries[i]);
+    return true;
+  }
+
+  private syncByToolId(entries: readonly ToolEntry[]): void {
+    // Removals first, so their slots are free for the additions.
+    const current = new Map<string, ToolEntry>();
+    for (const entry of entries) current.set(entry.tool.descriptor.toolId, entry);
     for (const [id, known] of this.indexed) {
-      if (known.seen === pass) continue;
-      this.mini.remove(searchDocument(known.entry));
+      if (current.has(id)) continue;
+      this.terms.remove(known.slot, indexedFields(known.entry));
+      this.bySlot[known.slot] = undefined;
       this.indexed.delete(id);
       this.counters.removed++;
     }
-    if (fresh.length > 0) {
-      this.mini.addAll(fresh);
-      this.counters.added += fresh.length;
+    for (const [id, entry] of current) {
+      const known = this.indexed.get(id);
+      if (known === undefined) {
+        this.put({ entry, slot: -1 });
+        this.counters.added++;
+      } else this.update(known, entry);
     }
+  }
+
+  /** A tool indexed before, in a new entry: indexed again only if its content changed. */
+  private update(known: Indexed, entry: ToolEntry): void {
+    if (known.entry === entry) return;
+    if (contentIdentity(known.entry) !== contentIdentity(entry)) {
+      this.terms.remove(known.slot, indexedFields(known.entry));
+      this.bySlot[known.slot] = undefined;
+      known.entry = entry;
+      this.put(known);
+      this.counters.replaced++;
+    }
+    known.entry = entry;
+  }
+
+  private put(item: Indexed): void {
+    const slot = (item.slot = this.terms.add(indexedFields(item.entry)));
+    const d = item.entry.tool.descriptor;
+    if (slot >= this.slotTier.length) {
+      this.slotTier = grown(this.slotTier, slot);
+      this.slotSource = grown(this.slotSource, slot);
+    }
+    this.bySlot[slot] = item;
+    this.slotIds[slot] = d.toolId;
+    this.slotSource[slot] = SOURCE_CODE.get(d.source)!;
+    this.slotTier[slot] = TIER_RANK.get(d.safetyTier)!;
+    this.indexed.set(item.entry.tool.descriptor.toolId, item);
   }
 
   search(query: string, limit: number, filter: SearchFilter = {}): SearchAnswer {
     const { terms, expansions, origins } = queryTerms(query, this.synonyms);
-    if (terms.length === 0) return { hits: [], total: 0 };
-    const own = new Set(terms);
-    const maxRank = filter.maxTier === undefined ? undefined : TIER_RANK.get(filter.maxTier)!;
-    const accepts = (toolId: string): boolean => {
-      const d = this.indexed.get(toolId)!.entry.tool.descriptor;
-      return (
-        (filter.source === undefined || d.source === filter.source) &&
-        (filter.safetyTier === undefined || d.safetyTier === filter.safetyTier) &&
-        (maxRank === undefined || TIER_RANK.get(d.safetyTier)! <= maxRank)
-      );
+    if (terms.length === 0 || this.terms.size === 0) return { hits: [], total: 0 };
+    // Each query word a bit: a tool's score is multiplied by the square of the number of words it covers,
+    // so a tool matching three synonyms of one word does not outrank one matching two different words.
+    const wordIndex = new Map<string, number>();
+    for (const from of origins.values()) for (const w of from) if (!wordIndex.has(w)) wordIndex.set(w, wordIndex.size);
+    const stride = Math.ceil(wordIndex.size / 32);
+    const bitsOf = (term: string): Uint32Array => {
+      const bits = new Uint32Array(stride);
+      for (const w of origins.get(term) ?? [term]) {
+        const i = wordIndex.get(w)!;
+        bits[i >>> 5] |= 1 << (i & 31);
+      }
+      return bits;
     };
-    const filtered = filter.source !== undefined || filter.safetyTier !== undefined || maxRank !== undefined;
-    // Synonyms are looked for in the toolId and title only: that is where a tool names its action and object,
-    // and it keeps common expansions from scanning every description.
-    const anyTerm: Query = { combineWith: 'OR', queries: [{ combineWith: 'OR', queries: terms }, ...(expansions.length > 0 ? [{ combineWith: 'OR', queries: expansions, fields: SYNONYM_FIELDS } as Query] : [])] };
-    const results: MiniResult[] = this.mini.search(anyTerm, {
-      tokenize: (t) => [t],
-      processTerm: (t) => t,
-      boost: FIELD_BOOSTS,
-      bm25: { k: 1.2, b: 0.9, d: 0.5 },
-      boostTerm: (t) => (own.has(t) ? 1 : SYNONYM_WEIGHT),
-      ...(filtered ? { filter: (r: MiniResult) => accepts(r.id as string) } : {}),
-    });
-    // MiniSearch multiplies a score by the number of query terms matched; count query words instead, so a
-    // tool matching three synonyms of one word does not outrank one matching two different words.
-    const covered = (matched: readonly string[]): number => new Set(matched.flatMap((t) => origins.get(t) ?? [t])).size;
-    const ranked = results.map((r) => ({ id: r.id as string, score: Math.round(((r.score / Math.max(1, r.queryTerms.length)) * covered(r.queryTerms) ** 2) * 1e4) / 1e4 }));
-    // Ties in toolId order, so equal content gives equal answers whatever order the tools were indexed in.
-    ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const hits = ranked.slice(0, limit).map((r) => ({ entry: this.indexed.get(r.id)!.entry, score: r.score }));
-    return { hits, total: ranked.length };
+    const acc = new Accumulator(this.terms.slots, stride);
+    for (const term of terms) {
+      const bits = bitsOf(term);
+      for (let f = 0; f < BOOSTS.length; f++) this.terms.accumulate(acc, f, term, BOOSTS[f], bits, BM25);
+    }
+    for (let i = 1; i < terms.length; i++) {
+      const bits = bitsOf(terms[i - 1]);
+      const second = bitsOf(terms[i]);
+      for (let w = 0; w < stride; w++) bits[w] |= second[w];
+      this.terms.accumulate(acc, PAIR_FIELD, `${terms[i - 1]} ${terms[i]}`, PAIR_WEIGHT, bits, BM25);
+    }
+    for (const term of expansions) {
+      const bits = bitsOf(term);
+      for (const f of SYNONYM_FIELDS) this.terms.accumulate(acc, f, term, BOOSTS[f] * SYNONYM_WEIGHT, bits, BM25);
+    }
+    const source = filter.source === undefined ? -1 : SOURCE_CODE.get(filter.source)!;
+    const tier = filter.safetyTier === undefined ? -1 : TIER_RANK.get(filter.safetyTier)!;
+    const maxTier = filter.maxTier === undefined ? SAFETY_TIERS.length : TIER_RANK.get(filter.maxTier)!;
+    const { slotSource, slotTier, slotIds } = this;
+    const top = new TopHits(limit, (slot) => slotIds[slot]);
+    let total = 0;
+    for (let i = 0; i < acc.touchedCount; i++) {
+      const doc = acc.touched[i];
+      if ((source >= 0 && slotSource[doc] !== source) || (tier >= 0 && slotTier[doc] !== tier) || slotTier[doc] > maxTier) continue;
+      total++;
+      const covered = acc.coverage(doc);
+      top.offer(Math.round(((acc.scores[doc] * covered * covered) / (1 + SHORT_NAME_PRIOR * this.terms.fieldLength(NAME_FIELD, doc))) * 1e4) / 1e4, doc);
+    }
+    const hits: SearchHit[] = [];
+    for (let i = 0; i < top.count; i++) hits.push({ entry: this.bySlot[top.slots[i]]!.entry, score: top.scores[i] });
+    return { hits, total };
   }
+}
+
+function grown(array: Uint8Array, slot: number): Uint8Array {
+  const next = new Uint8Array(Math.max(array.length * 2, slot + 1));
+  next.set(array);
+  return next;
 }

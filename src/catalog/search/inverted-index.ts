@@ -1,0 +1,224 @@
+// The term index under tool search (docs/search.md "The index"): per field,
+// each term's postings as typed arrays of document slots and term
+// frequencies, and BM25 summed straight into one score array per query.
+// Nothing is allocated per matching document, so a query whose words occur
+// in most tools costs a pass over their postings, not an object per match.
+//
+// Documents live in numbered slots (a removed document's slot is reused), and
+// postings are kept in slot order, so adding or removing a document costs a
+// binary search and a move per term, not a scan. A document's score is summed
+// term by term and field by field, in query order, so it depends only on the
+// documents held, not on the order they came in. Field lengths are
+// kept as exact integer totals, so an index that saw additions and removals
+// scores exactly as one built afresh from the same documents.
+
+/** One document's field as indexed: its index terms (stopwords dropped) and its length. */
+export interface IndexedField {
+  terms: readonly string[];
+  /** Distinct words of the field before stopwords are dropped (BM25's field length). */
+  length: number;
+}
+
+export interface Bm25Parameters {
+  k: number;
+  b: number;
+  /** Added to every matching term's frequency part: a match is worth something however long the field. */
+  d: number;
+}
+
+/** One term's documents in one field, in slot order (found by binary search; a query walks the score array in order). */
+class Postings {
+  docs = new Int32Array(4);
+  freqs = new Uint16Array(4);
+  length = 0;
+
+  add(doc: number, freq: number): void {
+    if (this.length === this.docs.length) {
+      const docs = new Int32Array(this.length * 2);
+      docs.set(this.docs);
+      this.docs = docs;
+      const freqs = new Uint16Array(this.length * 2);
+      freqs.set(this.freqs);
+      this.freqs = freqs;
+    }
+    const at = this.length === 0 || this.docs[this.length - 1] < doc ? this.length : this.find(doc);
+    this.docs.copyWithin(at + 1, at, this.length);
+    this.freqs.copyWithin(at + 1, at, this.length);
+    this.docs[at] = doc;
+    this.freqs[at] = Math.min(freq, 0xffff);
+    this.length++;
+  }
+
+  remove(doc: number): void {
+    const at = this.find(doc);
+    if (at === this.length || this.docs[at] !== doc) return;
+    this.docs.copyWithin(at, at + 1, this.length);
+    this.freqs.copyWithin(at, at + 1, this.length);
+    this.length--;
+  }
+
+  /** The first position whose slot is not below `doc`. */
+  private find(doc: number): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.docs[mid] < doc) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** What a query accumulates: per slot a score and the query words it covers (a bit set per slot). */
+export class Accumulator {
+  readonly scores: Float64Array;
+  readonly covered: Uint32Array;
+  /** Slots with any match, in first-match order. */
+  readonly touched: Int32Array;
+  touchedCount = 0;
+
+  constructor(
+    slots: number,
+    /** 32-bit words per slot in `covered`. */
+    readonly stride: number,
+  ) {
+    this.scores = new Float64Array(slots);
+    this.covered = new Uint32Array(slots * stride);
+    this.touched = new Int32Array(slots);
+  }
+
+  /** How many query words slot `doc` covers. */
+  coverage(doc: number): number {
+    let n = 0;
+    for (let w = doc * this.stride, end = w + this.stride; w < end; w++) n += popcount(this.covered[w]);
+    return n;
+  }
+}
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+export class InvertedIndex {
+  private readonly postings: Map<string, Postings>[];
+  private readonly totalLength: number[];
+  private lengths: Uint16Array[];
+  private readonly freeSlots: number[] = [];
+  private slotCount = 0;
+  private live = 0;
+
+  constructor(readonly fieldCount: number) {
+    this.postings = Array.from({ length: fieldCount }, () => new Map());
+    this.totalLength = new Array<number>(fieldCount).fill(0);
+    this.lengths = Array.from({ length: fieldCount }, () => new Uint16Array(16));
+  }
+
+  /** Documents held. */
+  get size(): number {
+    return this.live;
+  }
+
+  /** Slots ever used (the size a query's accumulator needs). */
+  get slots(): number {
+    return this.slotCount;
+  }
+
+  /** The length of a document's field (distinct words), for priors on it. */
+  fieldLength(field: number, doc: number): number {
+    return this.lengths[field][doc];
+  }
+
+  /** Indexes a document (one entry per field) and returns its slot. */
+  add(fields: readonly IndexedField[]): number {
+    const doc = this.freeSlots.pop() ?? this.slotCount++;
+    if (doc >= this.lengths[0].length) this.lengths = this.lengths.map((l) => grow(l, doc + 1));
+    for (let f = 0; f < this.fieldCount; f++) {
+      const length = Math.min(fields[f].length, 0xffff);
+      this.lengths[f][doc] = length;
+      this.totalLength[f] += length;
+      const map = this.postings[f];
+      for (const [term, freq] of frequencies(fields[f].terms)) {
+        let list = map.get(term);
+        if (list === undefined) map.set(term, (list = new Postings()));
+        list.add(doc, freq);
+      }
+    }
+    this.live++;
+    return doc;
+  }
+
+  /** Removes the document in `doc`, given the same fields it was added with. */
+  remove(doc: number, fields: readonly IndexedField[]): void {
+    for (let f = 0; f < this.fieldCount; f++) {
+      this.totalLength[f] -= this.lengths[f][doc];
+      this.lengths[f][doc] = 0;
+      const map = this.postings[f];
+      for (const term of new Set(fields[f].terms)) {
+        const list = map.get(term);
+        if (list === undefined) continue;
+        list.remove(doc);
+        if (list.length === 0) map.delete(term);
+      }
+    }
+    this.freeSlots.push(doc);
+    this.live--;
+  }
+
+  /**
+   * Adds `weight` × BM25 of `term` in field `field` to every document holding
+   * it, and marks those documents as covering the query words of `wordBits`
+   * (bit i: query word i).
+   */
+  accumulate(acc: Accumulator, field: number, term: string, weight: number, wordBits: Uint32Array, bm25: Bm25Parameters): void {
+    const list = this.postings[field].get(term);
+    if (list === undefined || this.live === 0) return;
+    const n = list.length;
+    const idf = Math.log(1 + (this.live - n + 0.5) / (n + 0.5));
+    const average = this.totalLength[field] / this.live;
+    const lengths = this.lengths[field];
+    const { k, b, d } = bm25;
+    const factor = weight * idf;
+    const lengthPart = average > 0 ? (k * b) / average : 0;
+    const { docs, freqs } = list;
+    const { scores, covered, touched, stride } = acc;
+    if (stride === 1) {
+      // The usual query (at most 32 words): one bit set per slot.
+      const bits = wordBits[0];
+      for (let i = 0; i < n; i++) {
+        const doc = docs[i];
+        const tf = freqs[i];
+        if (covered[doc] === 0) touched[acc.touchedCount++] = doc;
+        scores[doc] += factor * (d + (tf * (k + 1)) / (tf + k * (1 - b) + lengthPart * lengths[doc]));
+        covered[doc] |= bits;
+      }
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      const doc = docs[i];
+      const tf = freqs[i];
+      const base = doc * stride;
+      let fresh = true;
+      for (let w = 0; w < stride; w++) if (covered[base + w] !== 0) fresh = false;
+      if (fresh) touched[acc.touchedCount++] = doc;
+      scores[doc] += factor * (d + (tf * (k + 1)) / (tf + k * (1 - b) + lengthPart * lengths[doc]));
+      for (let w = 0; w < stride; w++) covered[base + w] |= wordBits[w];
+    }
+  }
+}
+
+function grow(array: Uint16Array, needed: number): Uint16Array {
+  let size = array.length;
+  while (size < needed) size *= 2;
+  const next = new Uint16Array(size);
+  next.set(array);
+  return next;
+}
+
+function frequencies(terms: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return counts;
+}
