@@ -53,14 +53,8 @@ export interface ToolDescriptor {
   annotations?: ToolAnnotations;
 }
 
-export interface CompactToolDescriptor {
-  toolId: string;
-  source: Source;
-  safetyTier: SafetyTier;
-  title?: string;
-  description?: string;
-  inputSchema?: JsonObject;
-}
+/** The model-facing view: identity, tier and what the model needs to call the tool. */
+export type CompactToolDescriptor = Pick<ToolDescriptor, 'toolId' | 'source' | 'safetyTier' | 'title' | 'description' | 'inputSchema'>;
 
 /** The fields the host's policy decides; never taken from an upstream's self-description. */
 export interface Classification {

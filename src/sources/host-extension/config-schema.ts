@@ -4,18 +4,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { NAME_PATTERN, VENDOR_PATTERN } from '../../contract/tool-id.js';
 import { CLOSED, MapOf } from '../../util/schema-builders.js';
-import { objectSchemaSchema, scopesSchema } from '../json-schema-shape.js';
+import { declaredToolFields } from '../json-schema-shape.js';
 
 /** A `sources.hostExtensions[]` entry. */
 export const hostExtensionConfigSchema = Type.Object(
   {
     vendor: Type.String({ pattern: VENDOR_PATTERN.source }),
     name: Type.String({ pattern: NAME_PATTERN.source }),
-    title: Type.Optional(Type.String({ maxLength: 256 })),
-    description: Type.Optional(Type.String({ maxLength: 8192 })),
-    inputSchema: Type.Optional(objectSchemaSchema),
-    outputSchema: Type.Optional(objectSchemaSchema),
-    scopes: Type.Optional(scopesSchema),
+    ...declaredToolFields,
     /** The executable and its fixed arguments; run without a shell. */
     command: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
     /** Which tool arguments become argv entries, in order (see docs/config.md). */

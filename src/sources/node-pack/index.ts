@@ -11,7 +11,7 @@ import { CLOSED } from '../../util/schema-builders.js';
 import { ConfigError, placeOf, readLocated, validateLocated } from '../../util/validated-yaml.js';
 import { CallAbort, errorResult, resultOf, withDeadline, type DispatchOutcome } from '../call-result.js';
 import type { InvokeContext, RawTool } from '../raw-tool.js';
-import { objectSchemaSchema, pathEntrySchema, scopesSchema } from '../json-schema-shape.js';
+import { declaredToolFields, pathEntrySchema } from '../json-schema-shape.js';
 import { StaticSource } from '../static-source.js';
 
 /** A `sources.nodePacks[]` entry: `path` is a pack directory holding `toolpack.yaml`, or the manifest file itself. */
@@ -27,11 +27,7 @@ const manifestSchema = Type.Object(
       Type.Object(
         {
           typeId: Type.String({ pattern: NAME_PATTERN.source }),
-          title: Type.Optional(Type.String({ maxLength: 256 })),
-          description: Type.Optional(Type.String({ maxLength: 8192 })),
-          inputSchema: Type.Optional(objectSchemaSchema),
-          outputSchema: Type.Optional(objectSchemaSchema),
-          scopes: Type.Optional(scopesSchema),
+          ...declaredToolFields,
         },
         CLOSED,
       ),

@@ -10,7 +10,7 @@ import { formatToolId, NAME_PATTERN, parseToolId } from '../../contract/tool-id.
 import type { JsonObject } from '../../contract/descriptor.js';
 import { AnyObject, CLOSED } from '../../util/schema-builders.js';
 import { ConfigError, placeOf, readLocated, validateLocated } from '../../util/validated-yaml.js';
-import { objectSchemaSchema, pathEntrySchema, scopesSchema } from '../json-schema-shape.js';
+import { declaredToolFields, pathEntrySchema } from '../json-schema-shape.js';
 import { errorResult, type DispatchOutcome } from '../call-result.js';
 import type { InvokeContext, RawTool } from '../raw-tool.js';
 import { StaticSource } from '../static-source.js';
@@ -33,11 +33,7 @@ export type WorkflowStep = Static<typeof workflowStepSchema>;
 const workflowSchema = Type.Object(
   {
     id: Type.String({ pattern: NAME_PATTERN.source }),
-    title: Type.Optional(Type.String({ maxLength: 256 })),
-    description: Type.Optional(Type.String({ maxLength: 8192 })),
-    inputSchema: Type.Optional(objectSchemaSchema),
-    outputSchema: Type.Optional(objectSchemaSchema),
-    scopes: Type.Optional(scopesSchema),
+    ...declaredToolFields,
     steps: Type.Array(workflowStepSchema, { minItems: 1, maxItems: 64 }),
   },
   CLOSED,
