@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { connect } from '../mcp/front-door-helpers.js';
 import { startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
-import { ACME, ACME_KEY, request, waitFor } from './helpers.js';
+import { ACME, ACME_KEY, request } from './helpers.js';
 
 const TOOL = 'x-host-toolhost-server-time';
 

@@ -9,7 +9,7 @@ import { hashApiKey } from '../../src/auth/api-keys.js';
 import {
   envelopeProblem, errorsOf, validateCapabilitiesV2, validatePublishedCompactV2, validatePublishedV2,
 } from '../helpers/schemas.js';
-import { ACME_KEY, demoConfig, GLOBEX_KEY, request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
+import { ACME_KEY, demoConfig, GLOBEX_KEY, request, startTestServer, writeConfig, type TestServer } from '../helpers/server.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const FIXTURE = `${root}test/fixtures/mcp-fixture/server.ts`;

@@ -9,7 +9,7 @@
 // mutates a returned schema (and unshares the final tree).
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
 import { isPlainObject, setOwn } from '../../util/json.js';
-import { type Bound, type Dialect, type Schema, deepEqual, getBound, getDepsRequired, getTuple, has, hasTuple, isTrivial, K_ARR, K_BOOL, K_INT, K_NULL, K_NUM, K_OBJ, K_STR, looser, multipleOfAnd, multipleOfOr, ordered, own, patternAnd, patternOr, setBound, setTuple, tighter, typeFromMask, typeMask, uniqueValues, valueKey, valueKind } from './schema-util.js';
+import { type Bound, type Dialect, type Schema, deepEqual, getBound, getDepsRequired, getTuple, has, hasTuple, isTrivial, K_ARR, K_BOOL, K_NULL, K_NUM, K_OBJ, K_STR, looser, multipleOfAnd, multipleOfOr, ordered, own, patternAnd, patternOr, setBound, setTuple, tighter, typeFromMask, typeMask, uniqueValues, valueKey, valueKind } from './schema-util.js';
 
 export interface AlgebraHost {
   /** Spend one unit of the work budget; false when it is exhausted. */

@@ -184,7 +184,7 @@ export function buildHttpRequest(op: ConnectorOperation, args: Record<string, un
   // describe several operations on one path); a fragment is never sent, and
   // left in place it would swallow the query string.
   const template = op.path.split('#')[0];
-  const path = template.replace(/\{([^}]+)\}/g, (m, name: string) => {
+  const path = template.replace(/\{([^}]+)\}/g, (_match, name: string) => {
     const value = pathValues.get(name);
     if (value === undefined) throw new ConnectorRequestError(`missing required argument for path parameter ${JSON.stringify(name)}`);
     substituted = true;
