@@ -16,7 +16,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { CallerRequests, CallRelay } from '../sources/raw-tool.js';
+import type { CallerRequests, CallRelay } from '../invoke/types.js';
 
 const MAX_PROGRESS_MESSAGE_CHARS = 500;
 
