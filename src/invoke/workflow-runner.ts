@@ -81,7 +81,9 @@ export async function invokeInScope(scope: CallScope, entry: ToolEntry, args: Re
   scope.deps.sources.noteOutputSchemaMismatch(sourceId, toolId, problem);
   scope.deps.toolCalls?.outputSchemaMismatch(sourceId);
   scope.deps.logger.warn({ event: 'output_schema_mismatch', toolId, source: sourceId, problem }, 'a tool result did not match its outputSchema');
-  return { status: 'invalid_output', result: errorResult(`${toolId} returned a result that does not match its outputSchema: ${problem}`) };
+  // The tool's own content stays (a model may still use it); the structuredContent, which would fail the client's validation, goes.
+  const explanation = errorResult(`${toolId} returned a result that does not match its outputSchema: ${problem}`);
+  return { status: 'invalid_output', result: { content: [...(outcome.result.content ?? []), ...explanation.content], isError: true } };
 }
 
 async function runSteps(scope: CallScope, steps: readonly ComposedStep[], args: Record<string, unknown>): Promise<DispatchOutcome> {

@@ -30,6 +30,8 @@ after(async () => {
 
 const nameOf = (toolId: string) => server.running.host.store.current().viewFor({ tenant: 'a', scopes: new Set() }).mcpNames.byToolId.get(toolId)!;
 const textOf = (r: object) => ((r as { content: unknown }).content as { type: string; text: string }[])[0].text;
+/** The last content item: where an output-schema mismatch is explained, after the tool's own content. */
+const lastTextOf = (r: object) => ((r as { content: unknown }).content as { type: string; text: string }[]).at(-1)!.text;
 const refusal = (p: Promise<unknown>) => p.then(() => assert.fail('answered'), (e: McpError) => e);
 type Ev = { type: string; payload: { status?: string; toolId?: string } };
 const returned = (toolId: string) => (server.running.host.events!.readAfter('a', -1, 10_000) as Ev[]).filter((e) => e.type === 'agent.toolReturned' && e.payload.toolId === toolId).map((e) => e.payload.status);
@@ -82,7 +84,8 @@ describe('output schemas', () => {
     const r = await a.client.callTool({ name: nameOf('mcp:fx.shaped'), arguments: { conform: false } });
     assert.equal(r.isError, true);
     assert.equal(r.structuredContent, undefined);
-    assert.equal(textOf(r), 'mcp:fx.shaped returned a result that does not match its outputSchema: structuredContent /count must be integer');
+    assert.equal(lastTextOf(r), 'mcp:fx.shaped returned a result that does not match its outputSchema: structuredContent /count must be integer');
+    assert.equal(textOf(r), '{"count":"many"}', 'the tool\'s own content stays');
     assert.equal(returned('mcp:fx.shaped').at(-1), 'invalid_output');
     const h = await health('mcp:fx');
     assert.equal(h.outputSchemaMismatches, 1);
@@ -94,7 +97,7 @@ describe('output schemas', () => {
   test('a pack handler is held to its outputSchema too', async () => {
     const r = await a.client.callTool({ name: nameOf('openwop:r.bad'), arguments: {} });
     assert.equal(r.isError, true);
-    assert.match(textOf(r), /does not match its outputSchema: structuredContent \/counted must be integer/);
+    assert.match(lastTextOf(r), /does not match its outputSchema: structuredContent \/counted must be integer/);
     assert.equal((await health('node-pack:r')).outputSchemaMismatches, 1);
     assert.equal(await mismatches('node-pack:r'), 1);
   });
