@@ -76,7 +76,7 @@ export interface RelayClient {
 }
 
 /** A client of `key`; with `answers`, it declares elicitation and sampling and answers them. */
-export async function relayClient(url: string, key: string, answers = false): Promise<RelayClient> {
+export async function relayClient(url: string, key: string, answers = false, path = '/mcp'): Promise<RelayClient> {
   const client = new Client({ name: 'relay-test', version: '1.0.0' }, { capabilities: answers ? { elicitation: {}, sampling: {} } : {} });
   const made: RelayClient = { client, logs: [], asked: [] };
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void made.logs.push(n.params));
@@ -87,6 +87,6 @@ export async function relayClient(url: string, key: string, answers = false): Pr
     });
     client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: 'sampled text' }, model: 'test-model' }));
   }
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}${path}`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
   return made;
 }

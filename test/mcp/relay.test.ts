@@ -61,6 +61,18 @@ describe('progress', () => {
     assert.match(seen[1].message ?? '', /^step 2 of 3: openwop:r\.count$/);
   });
 
+  test('search mode\'s call_tool relays progress like a direct call', async () => {
+    const c = await relayClient(server.url, 'ka', false, '/mcp?mode=search');
+    try {
+      const seen: Progress[] = [];
+      const r = await c.client.callTool({ name: 'call_tool', arguments: { name: 'openwop:r.count', arguments: { to: 2 } } }, undefined, { onprogress: (p) => void seen.push(p) });
+      assert.deepEqual(r.structuredContent, { counted: 2 });
+      assert.deepEqual(seen.map((p) => p.progress), [1, 2]);
+    } finally {
+      await c.client.close();
+    }
+  });
+
   test('progress keeps an upstream call alive past its timeout when the caller asked for progress', async () => {
     // 6 steps 300 ms apart outlast the server's callTimeoutMs of 1000 ms; each report restarts it.
     const { result, seen } = await callWithProgress(a, 'mcp:fx.progress', { steps: 6, ms: 300 });
