@@ -79,7 +79,7 @@ const LooseCallToolRequestSchema = CallToolRequestSchema.pick({ method: true })
   .loose()
   .superRefine((request) => {
     const problem = callParamsProblem((request as { params?: unknown }).params);
-    if (problem !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call params: ${problem}`);
+    if (problem !== undefined) throw protocolError(ErrorCode.InvalidParams, `Invalid tools/call params: ${problem}`);
   });
 
 /**
