@@ -86,7 +86,7 @@ export type AppendInput = Pick<ToolEvent, 'type' | 'tenant' | 'principal' | 'ses
 
 export const TOOL_EVENT_TYPES: readonly ToolEventType[] = ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed'];
 export const SESSION_OUTCOMES: readonly SessionOutcome[] = ['completed', 'failed', 'cancelled'];
-export const RETURN_STATUSES = ['ok', 'error', 'invalid', 'refused', 'timeout', 'cancelled'] as const;
+export const RETURN_STATUSES = ['ok', 'error', 'invalid', 'invalid_output', 'refused', 'timeout', 'cancelled'] as const;
 export type ReturnStatus = (typeof RETURN_STATUSES)[number];
 
 type FieldKind = 'id' | 'status' | 'outcome' | 'duration';

@@ -198,7 +198,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     discovery,
     events,
     invoke,
-    sourceHealth: () => sources.list.map((s) => s.health()),
+    sourceHealth: () => sources.list.map((s) => sources.healthOf(s)),
     stop: () => parts.stopAll(logger),
   };
 }

@@ -1,14 +1,38 @@
 // Argument validation against a tool's standard input schema:
 // validators compiled once per descriptor, so a call costs no compile,
-// and errors that name the failing path, so a model can correct its call.
+// and errors that name the failing path and the rule, so a model can correct
+// its call. The compiler and the error wording are shared with the output
+// schema check (output-schema.ts).
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ToolEntry } from '../catalog/snapshot.js';
-import type { ToolDescriptor } from '../contract/descriptor.js';
+import type { JsonObject, ToolDescriptor } from '../contract/descriptor.js';
 
 const ajv = new Ajv2020({ strict: false, allErrors: false, allowUnionTypes: true, validateFormats: true });
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
 addFormats(ajv);
+
+/** A validator for `schema`, or null when there is none or ajv cannot compile it (dangling $ref...): such a schema cannot be enforced. */
+export function compileSchema(schema: JsonObject | undefined): ValidateFunction | null {
+  if (!schema) return null;
+  const copy = { ...schema, $id: undefined };
+  try {
+    return ajv.compile(copy);
+  } catch {
+    return null;
+  } finally {
+    // ajv keeps every compiled schema in a Map of its own; the callers' WeakMaps are the only caches wanted.
+    ajv.removeSchema(copy);
+  }
+}
+
+/** The first failure `v` found, as one line: the path, the rule and the offending name. */
+export function firstProblem(v: ValidateFunction, fallback: string): string {
+  const e = v.errors?.[0];
+  if (!e) return fallback;
+  const extra = e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : e.keyword === 'required' ? ` (${String((e.params as { missingProperty: string }).missingProperty)})` : '';
+  return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${extra}`;
+}
 
 // Keyed by the descriptor: a refresh hands an unchanged tool's descriptor to
 // the next snapshot as the same object, so its validator survives rebuilds,
@@ -19,17 +43,8 @@ function validatorFor(entry: ToolEntry): ValidateFunction | null {
   const descriptor = entry.tool.descriptor;
   let v = validators.get(descriptor);
   if (v === undefined) {
-    v = null;
-    if (descriptor.inputSchema) {
-      const schema = { ...descriptor.inputSchema, $id: undefined };
-      try {
-        v = ajv.compile(schema);
-      } catch {
-        // A schema ajv cannot compile (dangling $ref...) cannot be enforced: only the object shape is checked.
-      }
-      // ajv keeps every compiled schema in a Map of its own; the WeakMap above is the only cache wanted.
-      ajv.removeSchema(schema);
-    }
+    // Only the object shape is checked when the schema cannot be compiled.
+    v = compileSchema(descriptor.inputSchema);
     validators.set(descriptor, v);
   }
   return v;
@@ -40,8 +55,5 @@ export function argumentProblem(entry: ToolEntry, args: unknown): string | undef
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return 'arguments must be an object';
   const v = validatorFor(entry);
   if (!v || v(args)) return undefined;
-  const e = v.errors?.[0];
-  if (!e) return 'arguments do not match the input schema';
-  const extra = e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : e.keyword === 'required' ? ` (${String((e.params as { missingProperty: string }).missingProperty)})` : '';
-  return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${extra}`;
+  return firstProblem(v, 'arguments do not match the input schema');
 }

@@ -10,6 +10,7 @@ import { ToolSession } from '../events/session.js';
 import { SpanKind, type Span } from '../observability/tracing.js';
 import type { SessionOutcome } from '../events/log.js';
 import { CallAbort, errorResult, type CallStatus, type DispatchOutcome } from '../sources/call-result.js';
+import type { CallRelay } from '../sources/raw-tool.js';
 import { argumentProblem } from './arguments.js';
 import type { ApprovalAnswer, ApprovalPrompt, InvokeDeps } from './types.js';
 import { invokeInScope, type CallScope } from './workflow-runner.js';
@@ -17,7 +18,7 @@ import { invokeInScope, type CallScope } from './workflow-runner.js';
 /** A call refused before it ran; the MCP layer turns it into a protocol error. */
 export class CallRefused extends Error {
   constructor(
-    readonly kind: 'unknown_tool' | 'invalid_arguments' | 'approval',
+    readonly kind: 'unknown_tool' | 'approval',
     message: string,
   ) {
     super(message);
@@ -33,6 +34,8 @@ export interface CallRequest {
   args: unknown;
   signal?: AbortSignal;
   approve: ApprovalPrompt;
+  /** Progress, log messages and upstream requests of the call, for the client that made it. */
+  relay?: CallRelay;
 }
 
 /**
@@ -58,7 +61,7 @@ const APPROVAL_REFUSAL: Record<Exclude<ApprovalAnswer, 'accept'>, string> = {
   disconnected: 'the client went away while approval was pending',
 };
 
-const OUTCOME: Record<CallStatus, SessionOutcome> = { ok: 'completed', error: 'failed', invalid: 'failed', refused: 'failed', timeout: 'failed', cancelled: 'cancelled' };
+const OUTCOME: Record<CallStatus, SessionOutcome> = { ok: 'completed', error: 'failed', invalid: 'failed', invalid_output: 'failed', refused: 'failed', timeout: 'failed', cancelled: 'cancelled' };
 
 /** What the metrics and the span say of a call: filled in as the call learns it. */
 interface CallObservation {
@@ -110,8 +113,9 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
   }
   const problem = argumentProblem(entry, req.args);
   if (problem) {
+    // A tool error, not a protocol error: the model reads it and can correct its call.
     refuse('invalid');
-    throw new CallRefused('invalid_arguments', `Invalid arguments for ${toolId}: ${problem}`);
+    return errorResult(`Invalid arguments for ${toolId}: ${problem}`);
   }
   const descriptor = entry.tool.descriptor;
   if (needsApproval(descriptor)) {
@@ -123,7 +127,7 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
   }
 
   const args = req.args as Record<string, unknown>;
-  const scope: CallScope = { deps, snapshot, caller: req.principal, session, signal: req.signal, depth: 0 };
+  const scope: CallScope = { deps, snapshot, caller: req.principal, session, signal: req.signal, depth: 0, relay: req.relay };
   let outcome: DispatchOutcome;
   try {
     if (entry.tool.raw.steps !== undefined) {

@@ -9,6 +9,9 @@ import type { ToolCallMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { SourceRegistry } from '../sources/registry.js';
 
+/** What a call relays to the client that made it, for the MCP layer to build (it sees sources only through this layer). */
+export type { CallerRequests, CallRelay } from '../sources/raw-tool.js';
+
 export interface InvokeDeps {
   store: CatalogStore;
   /** Every source; a call goes to the one that owns its toolId. */

@@ -11,9 +11,10 @@ import type { Caller } from '../catalog/visibility.js';
 import type { JsonValue } from '../contract/descriptor.js';
 import type { ToolSession } from '../events/session.js';
 import { CallAbort, errorResult, resultOf, type DispatchOutcome } from '../sources/call-result.js';
-import type { ComposedStep, InvokeContext } from '../sources/raw-tool.js';
+import type { CallRelay, ComposedStep, InvokeContext } from '../sources/raw-tool.js';
 import { argumentProblem } from './arguments.js';
 import { dispatchCall } from './dispatch.js';
+import { outputProblem } from './output-schema.js';
 import type { InvokeDeps } from './types.js';
 
 /** One catalog call and everything its steps share. */
@@ -25,6 +26,8 @@ export interface CallScope {
   signal: AbortSignal | undefined;
   /** How many workflows deep this call is. */
   depth: number;
+  /** What the call reports to its client while it runs; a step reports no progress of its own (see runSteps). */
+  relay?: CallRelay;
 }
 
 const MAX_NESTING = 8;
@@ -59,22 +62,39 @@ function structuredOf(result: CallToolResult): unknown {
   }
 }
 
-/** Calls the entry's tool through its source, with a context whose step runner stays in this scope. */
-export function invokeInScope(scope: CallScope, entry: ToolEntry, args: Record<string, unknown>): Promise<DispatchOutcome> {
+/**
+ * Calls the entry's tool through its source, with a context whose step
+ * runner stays in this scope, and holds the result to the tool's outputSchema.
+ */
+export async function invokeInScope(scope: CallScope, entry: ToolEntry, args: Record<string, unknown>): Promise<DispatchOutcome> {
   const context: InvokeContext = {
+    ...scope.relay,
     signal: scope.signal,
     defaultTimeoutMs: scope.deps.callTimeoutMs,
     runSteps: (steps, input) => runSteps(scope, steps, input),
   };
-  return dispatchCall(scope.deps.sources, entry.tool.descriptor.toolId, args, context);
+  const toolId = entry.tool.descriptor.toolId;
+  const outcome = await dispatchCall(scope.deps.sources, toolId, args, context);
+  const problem = outcome.status === 'ok' ? outputProblem(entry, outcome.result) : undefined;
+  if (problem === undefined) return outcome;
+  const sourceId = scope.deps.sources.sourceFor(toolId)?.id ?? entry.tool.descriptor.source;
+  scope.deps.sources.noteOutputSchemaMismatch(sourceId, toolId, problem);
+  scope.deps.toolCalls?.outputSchemaMismatch(sourceId);
+  scope.deps.logger.warn({ event: 'output_schema_mismatch', toolId, source: sourceId, problem }, 'a tool result did not match its outputSchema');
+  // The tool's own content stays (a model may still use it); the structuredContent, which would fail the client's validation, goes.
+  const explanation = errorResult(`${toolId} returned a result that does not match its outputSchema: ${problem}`);
+  return { status: 'invalid_output', result: { content: [...(outcome.result.content ?? []), ...explanation.content], isError: true } };
 }
 
 async function runSteps(scope: CallScope, steps: readonly ComposedStep[], args: Record<string, unknown>): Promise<DispatchOutcome> {
   if (scope.depth > MAX_NESTING) return { status: 'error', result: errorResult('the workflow cannot be run') };
   const { snapshot, caller, session } = scope;
-  const inner: CallScope = { ...scope, depth: scope.depth + 1 };
+  // The workflow reports its own progress, step i of n; a step's progress, on another scale, would make it jump back.
+  const report = scope.relay?.onProgress;
+  const inner: CallScope = { ...scope, depth: scope.depth + 1, relay: scope.relay && { ...scope.relay, onProgress: undefined } };
   const results: unknown[] = [];
   for (const [i, step] of steps.entries()) {
+    report?.(i, steps.length, `step ${i + 1} of ${steps.length}: ${step.tool}`);
     const stepEntry = snapshot.lookup(caller, step.tool);
     const callId = session?.called(step.tool) ?? '';
     const started = performance.now();
@@ -100,6 +120,7 @@ async function runSteps(scope: CallScope, steps: readonly ComposedStep[], args: 
     if (outcome.status !== 'ok') return { status: outcome.status, result: { ...outcome.result, isError: true } };
     results.push(structuredOf(outcome.result));
   }
+  report?.(steps.length, steps.length);
   // The last step's result is the workflow's result, so a workflow's outputSchema can describe it.
   return { status: 'ok', result: resultOf(results[results.length - 1] ?? null) };
 }

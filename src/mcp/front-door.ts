@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Authenticator, Principal } from '../auth/principal.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
@@ -24,6 +24,7 @@ import { DISABLED_TRACING, type Tracing } from '../observability/tracing.js';
 import { callCatalogTool, CallRefused } from '../invoke/call.js';
 import type { InvokeDeps } from '../invoke/types.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, elicitationPrompt } from './approval.js';
+import { callRelay, type LogThreshold } from './relay.js';
 import { CALL_TOOL, innerCall, MCP_MODES, type McpMode, SEARCH_MODE_TOOLS, SEARCH_TOOL, SearchModeRefusal, searchTools } from './search-mode.js';
 import { DEFAULT_SESSION_LIMITS, identityOf, type McpSession, SessionRegistry, type SessionLimits } from './sessions.js';
 import { DEFAULT_PAGE_SIZE, listPage } from './tool-listing.js';
@@ -78,8 +79,17 @@ const LooseCallToolRequestSchema = CallToolRequestSchema.pick({ method: true })
   .loose()
   .superRefine((request) => {
     const problem = callParamsProblem((request as { params?: unknown }).params);
-    if (problem !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call params: ${problem}`);
+    if (problem !== undefined) throw protocolError(ErrorCode.InvalidParams, `Invalid tools/call params: ${problem}`);
   });
+
+/**
+ * A JSON-RPC error for the SDK to answer with. Not an McpError: its message
+ * already reads `MCP error <code>: ...`, and the client's McpError adds that
+ * prefix again.
+ */
+function protocolError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
 
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, headers: Record<string, string> = {}): FastifyReply {
   return reply.code(status).headers({ ...headers, 'content-type': 'application/json' }).send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
@@ -136,7 +146,13 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   const searchServers = new WeakSet<Server>();
 
   const buildServer = (compact: boolean, mode: McpMode, session: () => McpSession | undefined): Server => {
-    const server = new Server({ name: IMPLEMENTATION.name, version: IMPLEMENTATION.version }, { capabilities: { tools: { listChanged: true } } });
+    const server = new Server({ name: IMPLEMENTATION.name, version: IMPLEMENTATION.version }, { capabilities: { tools: { listChanged: true }, logging: {} } });
+    // The session's log level, read by each call's relay (one Server per session, so one level).
+    const threshold: LogThreshold = { level: undefined };
+    server.setRequestHandler(SetLevelRequestSchema, async (req) => {
+      threshold.level = req.params.level;
+      return {};
+    });
     const search = mode === 'search' ? options.search : undefined;
     if (search !== undefined) searchServers.add(server);
     server.setRequestHandler(ListToolsRequestSchema, async (req, extra) => {
@@ -154,22 +170,29 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
           // call_tool: the inner call takes exactly the path of a direct tools/call below.
           params = innerCall(params.arguments ?? {});
         } catch (err) {
-          if (err instanceof SearchModeRefusal) throw new McpError(ErrorCode.InvalidParams, err.message);
+          if (err instanceof SearchModeRefusal) throw protocolError(ErrorCode.InvalidParams, err.message);
           throw err;
         }
       }
       const own = session();
       const identity = identityOf(principal);
-      if (own === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'session closed');
+      if (own === undefined) throw protocolError(ErrorCode.ConnectionClosed, 'session closed');
       if (!sessions.beginCall(own, identity)) {
-        throw new McpError(OVER_CAPACITY, `too many concurrent tool calls for this principal (limit ${sessions.limits.maxConcurrentCallsPerPrincipal}); retry when one has finished`);
+        throw protocolError(OVER_CAPACITY, `too many concurrent tool calls for this principal (limit ${sessions.limits.maxConcurrentCallsPerPrincipal}); retry when one has finished`);
       }
       try {
-        const toolId = deps.store.current().viewFor(principal).mcpNames.byName.get(params.name);
+        const names = deps.store.current().viewFor(principal).mcpNames;
+        // A caller may name a tool by its toolId (as GET /tools shows it): found when the caller sees it, like its MCP name.
+        const toolId = names.byName.get(params.name) ?? (names.byToolId.has(params.name) ? params.name : undefined);
         const approve = elicitationPrompt(server, { requestId: extra.requestId, signal }, approvalTimeoutMs);
-        return await callCatalogTool(deps, { principal, toolId, requested: params.name, args: params.arguments ?? {}, signal, approve });
+        const { relay, finished } = callRelay(server, extra, { signal, threshold, requestTimeoutMs: approvalTimeoutMs });
+        try {
+          return await callCatalogTool(deps, { principal, toolId, requested: params.name, args: params.arguments ?? {}, signal, approve, relay });
+        } finally {
+          await finished();
+        }
       } catch (err) {
-        if (err instanceof CallRefused) throw new McpError(ErrorCode.InvalidParams, err.message);
+        if (err instanceof CallRefused) throw protocolError(ErrorCode.InvalidParams, err.message);
         throw err;
       } finally {
         sessions.endCall(own, identity);

@@ -36,6 +36,8 @@ export interface ToolCallObservation {
 
 export interface ToolCallMetrics {
   observe(call: ToolCallObservation, seconds: number): void;
+  /** A result of one of `source`'s tools did not match its outputSchema. */
+  outputSchemaMismatch(source: string): void;
 }
 
 export interface MetricsOptions {
@@ -53,7 +55,11 @@ function toolCallMetrics(registry: Registry, toolLabels: boolean): ToolCallMetri
   const labelNames = toolLabels ? (['source', 'tier', 'outcome', 'tool'] as const) : (['source', 'tier', 'outcome'] as const);
   const calls = new Counter({ name: 'toolhost_tool_calls_total', help: 'Tool calls by source, tier and outcome (and toolId where metrics.toolLabels allows)', labelNames, registers: [registry] });
   const seconds = new Histogram({ name: 'toolhost_tool_call_seconds', help: 'Tool call latency, approval and dispatch included', labelNames, buckets: CALL_SECONDS_BUCKETS, registers: [registry] });
+  const mismatches = new Counter({ name: 'toolhost_output_schema_mismatches_total', help: 'Tool results that did not match their advertised outputSchema, by source', labelNames: ['source'], registers: [registry] });
   return {
+    outputSchemaMismatch(source) {
+      mismatches.inc({ source });
+    },
     observe(call, s) {
       const labels = toolLabels ? { source: call.source, tier: call.tier, outcome: call.outcome, tool: call.toolId } : { source: call.source, tier: call.tier, outcome: call.outcome };
       calls.inc(labels);

@@ -6,7 +6,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** How one dispatched call ended, for the event log. */
-export type CallStatus = 'ok' | 'error' | 'invalid' | 'refused' | 'timeout' | 'cancelled';
+/** `invalid_output`: the tool answered, but not in the shape its outputSchema promises. */
+export type CallStatus = 'ok' | 'error' | 'invalid' | 'invalid_output' | 'refused' | 'timeout' | 'cancelled';
 
 export interface DispatchOutcome {
   result: CallToolResult;

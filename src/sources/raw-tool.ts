@@ -6,6 +6,7 @@
 // invocation layer finds the source that owns a toolId and asks it to call
 // the tool, so a new kind of source needs no change there.
 import type { Classification, JsonObject, Source } from '../contract/descriptor.js';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { DispatchOutcome } from './call-result.js';
 
 export interface RawTool {
@@ -54,6 +55,10 @@ export interface SourceHealth {
   lastRefresh?: string;
   /** Short, credential-free description of the last failure. */
   lastError?: string;
+  /** Results of this source's tools that did not match their advertised outputSchema, since the host started. */
+  outputSchemaMismatches?: number;
+  /** The latest of them: when, which tool, and what was wrong (the schema rule, never the result). */
+  lastOutputSchemaMismatch?: { at: string; toolId: string; problem: string };
 }
 
 /** One step of a composed tool: the toolId it calls and its argument template. */
@@ -81,6 +86,32 @@ export interface InvokeContext {
    * steps over here instead of calling other sources itself.
    */
   runSteps(steps: readonly ComposedStep[], input: Record<string, unknown>): Promise<DispatchOutcome>;
+  /**
+   * Reports how far the call has come, to the client that made it. Absent
+   * when that client asked for no progress. `progress` must grow from one
+   * report to the next; `total` is the value it will reach, when known.
+   */
+  onProgress?(progress: number, total?: number, message?: string): void;
+  /** A log message about this call for the client that made it (dropped below the level that client set). Credential-free. */
+  onLog?(level: LoggingLevel, data: unknown, logger?: string): void;
+  /** Asks the client that made this call (absent when the call has no such client). */
+  requestFromCaller?: CallerRequests;
+}
+
+/** What the host relays from a call to the client that made it. */
+export type CallRelay = Pick<InvokeContext, 'onProgress' | 'onLog' | 'requestFromCaller'>;
+
+/** Requests a source may put to the client of the call it runs: an upstream's elicitation and sampling, relayed. */
+export interface CallerRequests {
+  /** What that client declared it can answer. */
+  readonly elicitation: boolean;
+  readonly sampling: boolean;
+  /**
+   * Sends `elicitation/create` or `sampling/createMessage` with `params`
+   * and resolves with the client's result. Rejects (an McpError) when the
+   * client cannot answer, does not answer in time, or answers with an error.
+   */
+  send(method: 'elicitation/create' | 'sampling/createMessage', params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>>;
 }
 
 /**

@@ -195,7 +195,8 @@ describe('a connector call never returns its credential', () => {
         assert.deepEqual(leaks(returned), [], `leaked in ${returned.slice(0, 400)}`);
         assert.ok(textOf(result).includes('[redacted]'), 'the echoed credential was replaced by the marker');
         assert.ok(textOf(result).includes('hello'), 'the rest of the echo is intact');
-        assert.equal(result.isError === true, mode === 'fail');
+        // A text answer where the operation promises a JSON object breaks its outputSchema: an error result, the (redacted) echo kept.
+        assert.equal(result.isError === true, mode === 'fail' || mode === 'text');
       });
     }
   }

@@ -156,6 +156,8 @@ describe('malformed tools/call params are InvalidParams', () => {
       const { answer: a } = await c.request('tools/call', params);
       assert.equal(a?.error?.code, -32602, JSON.stringify(a));
       assert.match(a!.error!.message, reason);
+      // The client adds the `MCP error -32602:` prefix itself: on the wire it would come twice.
+      assert.doesNotMatch(a!.error!.message, /^MCP error/);
     });
   }
 });

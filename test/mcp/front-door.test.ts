@@ -111,9 +111,10 @@ describe('tools/call', () => {
     assert.equal(invisible.message.replace(nameOf('openwop:t.fail'), 'X'), unknown.message.replace('no_such_tool', 'X'));
   });
 
-  test('invalid arguments are refused with the failing path', async () => {
-    const err = await a.callTool({ name: nameOf('openwop:t.upper'), arguments: { text: 5 } }).then(() => assert.fail('accepted'), (e: McpError) => e);
-    assert.match(err.message, /\/text/);
+  test('invalid arguments are refused with the failing path, as a tool error the model reads', async () => {
+    const r = await a.callTool({ name: nameOf('openwop:t.upper'), arguments: { text: 5 } });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /\/text/);
   });
 
   test('approval always: runs on accept, refused on decline and without elicitation', async () => {

@@ -31,6 +31,7 @@ import { withDefaults, type McpSourceConfig, type ResolvedMcpOptions } from './c
 import { displayUrl } from '../../util/log-text.js';
 import { Redactor } from './redact.js';
 import type { CachingLineReader } from './stdio-lines.js';
+import { UpstreamCallRelay } from './call-relay.js';
 import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
 import { addConfiguredValues, httpTransports, stdioTransport, type TransportKind } from './transport.js';
 
@@ -47,7 +48,15 @@ export interface McpCallOptions {
   signal?: AbortSignal;
   /** Defaults to the server's `callTimeoutMs`. */
   timeoutMs?: number;
+  /**
+   * The server's progress reports for this call. Each one also restarts the
+   * call's timeout, up to PROGRESS_EXTENDS_TIMEOUT times the timeout in all.
+   */
+  onProgress?: (progress: number, total?: number, message?: string) => void;
 }
+
+/** How far progress reports may stretch a call: a server reporting forever still ends. */
+const PROGRESS_EXTENDS_TIMEOUT = 10;
 
 export type McpCallErrorCode = 'unknown_tool' | 'invalid_arguments' | 'unavailable' | 'timeout' | 'cancelled' | 'upstream_error';
 
@@ -125,6 +134,8 @@ class McpSource implements McpToolSource {
   private readonly log: Logger;
   private readonly redactor = new Redactor();
   private readonly target: string;
+  /** Routes the server's log messages and requests to the call they belong to. */
+  private readonly upstreamRelay: UpstreamCallRelay;
 
   private state: SourceState = 'connecting';
   private list: readonly RawTool[] = [];
@@ -153,6 +164,7 @@ class McpSource implements McpToolSource {
     this.toolIdPrefix = `${this.id}.`;
     this.opts = withDefaults(config);
     this.log = ctx.logger.child({ source: this.id, server: config.id });
+    this.upstreamRelay = new UpstreamCallRelay(config.id, this.redactor);
     this.target = config.transport === 'stdio' ? config.command : displayUrl(config.url);
     // Literal header/env values may be credentials too: never print them.
     addConfiguredValues(this.redactor, ctx.env, config.transport === 'stdio' ? config.env : config.headers);
@@ -201,7 +213,9 @@ class McpSource implements McpToolSource {
    */
   async invoke(toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> {
     try {
-      const result = await this.callTool(toolId.slice(this.toolIdPrefix.length), args, { signal: context.signal });
+      const { onProgress, onLog, requestFromCaller } = context;
+      const call = () => this.callTool(toolId.slice(this.toolIdPrefix.length), args, { signal: context.signal, onProgress });
+      const result = await this.upstreamRelay.during({ onLog, requestFromCaller }, call);
       return { status: result.isError ? 'error' : 'ok', result };
     } catch (err) {
       if (err instanceof McpCallError && (err.code === 'timeout' || err.code === 'cancelled')) throw new CallAbort(err.code, err.message);
@@ -216,11 +230,12 @@ class McpSource implements McpToolSource {
     const conn = this.conn;
     if (!conn || conn.dead) throw new McpCallError('unavailable', `mcp server ${this.serverId} is not connected`);
     const timeout = options.timeoutMs ?? this.opts.callTimeoutMs;
+    const watch = options.onProgress && this.upstreamRelay.watchProgress(options.onProgress, timeout, options.signal);
     try {
       const result = await conn.client.request(
-        { method: 'tools/call', params: { name, arguments: args as Record<string, unknown> } },
+        { method: 'tools/call', params: { name, arguments: args as Record<string, unknown>, ...(watch && { _meta: { progressToken: watch.token } }) } },
         CallToolResultSchema,
-        { timeout, signal: options.signal },
+        watch ? { timeout: timeout * PROGRESS_EXTENDS_TIMEOUT, signal: watch.signal } : { timeout, signal: options.signal },
       );
       return result as CallToolResult;
     } catch (err) {
@@ -230,6 +245,8 @@ class McpSource implements McpToolSource {
         throw new McpCallError('unavailable', `mcp server ${this.serverId} closed the connection`);
       }
       throw new McpCallError('upstream_error', `mcp server ${this.serverId}: ${this.redactor.error(err)}`);
+    } finally {
+      watch?.end();
     }
   }
 
@@ -304,6 +321,7 @@ class McpSource implements McpToolSource {
 
   private newConn(seq: number, kind: TransportKind, transport: Transport): Conn {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
+    this.upstreamRelay.attach(client);
     const conn: Conn = { seq, kind, client, transport, dead: false, timers: [], pinging: false, stderrLines: 0 };
     this.conns.add(conn);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onListChanged(conn));

@@ -37,7 +37,12 @@ const manifestSchema = Type.Object(
 );
 type PackManifest = Static<typeof manifestSchema>;
 
-export type ToolHandler = (args: Record<string, unknown>, context: { signal: AbortSignal; toolId: string }) => unknown;
+/**
+ * What a handler gets besides its arguments: the call's signal, its toolId,
+ * and `progress` to tell the caller how far it has come (a no-op when the
+ * caller asked for no progress; the value must grow from one report to the next).
+ */
+export type ToolHandler = (args: Record<string, unknown>, context: { signal: AbortSignal; toolId: string; progress: (progress: number, total?: number, message?: string) => void }) => unknown;
 
 /** The pack's `invoke`: a handler that throws fails the call; one that outlives the deadline is abandoned (its signal aborts). */
 function handlerCall(handlers: ReadonlyMap<string, ToolHandler>) {
@@ -46,7 +51,10 @@ function handlerCall(handlers: ReadonlyMap<string, ToolHandler>) {
     if (!handler) return Promise.resolve({ status: 'error', result: errorResult('no handler is loaded for this tool') });
     return withDeadline(context.defaultTimeoutMs, context.signal, async (signal) => {
       try {
-        return { status: 'ok', result: resultOf(await handler(args, { signal, toolId })) };
+        const progress = (p: number, total?: number, message?: string) => {
+          if (!signal.aborted) context.onProgress?.(p, total, message);
+        };
+        return { status: 'ok', result: resultOf(await handler(args, { signal, toolId, progress })) };
       } catch (err) {
         if (err instanceof CallAbort) throw err;
         return { status: 'error', result: errorResult(`the tool failed: ${(err as Error).message ?? String(err)}`) };

@@ -1,0 +1,144 @@
+// What a tool says and asks while it runs reaches the client that made the
+// call, with the official SDK client over Streamable HTTP: progress under the
+// client's own token (count and order) from an MCP upstream, a pack handler
+// and a workflow; progress keeping a long upstream call alive; log messages
+// at the client's level without credentials; an upstream's elicitation and
+// sampling relayed to the caller, refused for a caller that cannot answer
+// and when the request cannot be tied to one call.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { TestServer } from '../helpers/server.js';
+import { FX_SECRET, relayClient, startRelayWorld, type RelayClient } from './relay-world.js';
+
+let server: TestServer;
+let a: RelayClient;
+let plain: RelayClient;
+
+before(async () => {
+  server = await startRelayWorld();
+  a = await relayClient(server.url, 'ka', true);
+  plain = await relayClient(server.url, 'ka');
+});
+after(async () => {
+  await a?.client.close();
+  await plain?.client.close();
+  await server?.close();
+});
+
+const nameOf = (toolId: string, tenant = 'a') => server.running.host.store.current().viewFor({ tenant, scopes: new Set() }).mcpNames.byToolId.get(toolId)!;
+const textOf = (r: object) => ((r as { content: unknown }).content as { type: string; text: string }[])[0].text;
+
+async function callWithProgress(c: RelayClient, toolId: string, args: Record<string, unknown>) {
+  const seen: Progress[] = [];
+  const result = await c.client.callTool({ name: nameOf(toolId), arguments: args }, undefined, { onprogress: (p) => void seen.push(p), timeout: 20_000 });
+  return { result, seen };
+}
+
+describe('progress', () => {
+  test('an MCP upstream\'s progress reaches the caller under its token, every report in order', async () => {
+    const { result, seen } = await callWithProgress(a, 'mcp:fx.progress', { steps: 5, ms: 10 });
+    assert.equal(textOf(result), 'done 5');
+    assert.deepEqual(seen, [1, 2, 3, 4, 5].map((i) => ({ progress: i, total: 5, message: `step ${i}` })));
+  });
+
+  test('server-everything\'s trigger-long-running-operation: 4 reports through toolhost', async () => {
+    const { result, seen } = await callWithProgress(a, 'mcp:everything.trigger-long-running-operation', { duration: 0.4, steps: 4 });
+    assert.notEqual(result.isError, true);
+    assert.deepEqual(seen.map((p) => [p.progress, p.total]), [[1, 4], [2, 4], [3, 4], [4, 4]]);
+  });
+
+  test('a pack handler reports progress', async () => {
+    const { result, seen } = await callWithProgress(a, 'openwop:r.count', { to: 3 });
+    assert.deepEqual(result.structuredContent, { counted: 3 });
+    assert.deepEqual(seen, [1, 2, 3].map((i) => ({ progress: i, total: 3, message: `counted ${i}` })));
+  });
+
+  test('a workflow reports step i of n, not its steps\' own progress', async () => {
+    const { result, seen } = await callWithProgress(a, 'workflow:count3', {});
+    assert.deepEqual(result.structuredContent, { counted: 1 });
+    assert.deepEqual(seen.map((p) => [p.progress, p.total]), [[0, 3], [1, 3], [2, 3], [3, 3]]);
+    assert.match(seen[1].message ?? '', /^step 2 of 3: openwop:r\.count$/);
+  });
+
+  test('search mode\'s call_tool relays progress like a direct call', async () => {
+    const c = await relayClient(server.url, 'ka', false, '/mcp?mode=search');
+    try {
+      const seen: Progress[] = [];
+      const r = await c.client.callTool({ name: 'call_tool', arguments: { name: 'openwop:r.count', arguments: { to: 2 } } }, undefined, { onprogress: (p) => void seen.push(p) });
+      assert.deepEqual(r.structuredContent, { counted: 2 });
+      assert.deepEqual(seen.map((p) => p.progress), [1, 2]);
+    } finally {
+      await c.client.close();
+    }
+  });
+
+  test('progress keeps an upstream call alive past its timeout when the caller asked for progress', async () => {
+    // 6 steps 300 ms apart outlast the server's callTimeoutMs of 1000 ms; each report restarts it.
+    const { result, seen } = await callWithProgress(a, 'mcp:fx.progress', { steps: 6, ms: 300 });
+    assert.equal(textOf(result), 'done 6');
+    assert.equal(seen.length, 6, JSON.stringify(seen));
+    const silent = await a.client.callTool({ name: nameOf('mcp:fx.progress'), arguments: { steps: 6, ms: 300 } });
+    assert.equal(silent.isError, true);
+    assert.match(textOf(silent), /timed out/);
+  });
+});
+
+describe('log messages', () => {
+  test('reach the caller at the level it set, with configured secrets masked', async () => {
+    const c = await relayClient(server.url, 'ka');
+    try {
+      await c.client.setLoggingLevel('warning');
+      const r = await c.client.callTool({ name: nameOf('mcp:fx.log'), arguments: { levels: ['debug', 'info', 'warning', 'error'], message: `token ${FX_SECRET}` } });
+      assert.equal(textOf(r), 'logged 4');
+      assert.deepEqual(c.logs.map((l) => l.level), ['warning', 'error']);
+      assert.equal(c.logs[0].logger, 'fixture');
+      assert.ok(!JSON.stringify(c.logs).includes(FX_SECRET), JSON.stringify(c.logs));
+      assert.match(String(c.logs[0].data), /^warning: token \[redacted\]$/);
+      // Another session of the same principal hears nothing of it.
+      assert.deepEqual(plain.logs, []);
+    } finally {
+      await c.client.close();
+    }
+  });
+});
+
+describe('elicitation and sampling from an upstream', () => {
+  test('an upstream\'s elicitation is relayed to the caller, and its answer back', async () => {
+    const r = await a.client.callTool({ name: nameOf('mcp:fx.ask'), arguments: {} });
+    assert.notEqual(r.isError, true, textOf(r));
+    assert.deepEqual(r.structuredContent, { action: 'accept', content: { name: 'Ada' } });
+    assert.equal((a.asked.at(-1) as { message: string }).message, 'Your name?');
+  });
+
+  test('an upstream\'s sampling request is relayed to the caller', async () => {
+    const r = await a.client.callTool({ name: nameOf('mcp:fx.sample'), arguments: { prompt: 'hello' } });
+    assert.equal(textOf(r), 'sampled text');
+  });
+
+  test('a caller that cannot answer gets the upstream\'s refusal, with the reason', async () => {
+    const r = await plain.client.callTool({ name: nameOf('mcp:fx.ask'), arguments: {} });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /does not support form elicitation/);
+    assert.doesNotMatch(textOf(r), /MCP error -32600: MCP error/);
+    const s = await plain.client.callTool({ name: nameOf('mcp:fx.sample'), arguments: {} });
+    assert.match(textOf(s), /does not support sampling/);
+  });
+
+  test('with another session\'s call in flight on the same upstream, nobody is asked', async () => {
+    const b = await relayClient(server.url, 'kb', true);
+    try {
+      const other = b.client.callTool({ name: nameOf('mcp:fx.progress', 'b'), arguments: { steps: 4, ms: 150 } }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+      const asked = a.asked.length;
+      const r = await a.client.callTool({ name: nameOf('mcp:fx.ask'), arguments: {} });
+      await other;
+      assert.equal(r.isError, true);
+      assert.match(textOf(r), /several tool calls/);
+      assert.equal(a.asked.length, asked);
+      assert.deepEqual(b.asked, []);
+    } finally {
+      await b.client.close();
+    }
+  });
+});
