@@ -13,7 +13,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 addFormats(ajv);
 
 /** A validator for `schema`, or null when there is none or ajv cannot compile it (dangling $ref...): such a schema cannot be enforced. */
-export function compileSchema(schema: JsonObject | undefined): ValidateFunction | null {
+function compileSchema(schema: JsonObject | undefined): ValidateFunction | null {
   if (!schema) return null;
   const copy = { ...schema, $id: undefined };
   try {
@@ -35,17 +35,17 @@ export function firstProblem(v: ValidateFunction, fallback: string): string {
 }
 
 // Keyed by the descriptor: a refresh hands an unchanged tool's descriptor to
-// the next snapshot as the same object, so its validator survives rebuilds,
-// and is collected with the last snapshot that holds it.
-const validators = new WeakMap<ToolDescriptor, ValidateFunction | null>();
+// the next snapshot as the same object, so its validators survive rebuilds,
+// and are collected with the last snapshot that holds it.
+const validators = { inputSchema: new WeakMap<ToolDescriptor, ValidateFunction | null>(), outputSchema: new WeakMap<ToolDescriptor, ValidateFunction | null>() };
 
-function validatorFor(entry: ToolEntry): ValidateFunction | null {
-  const descriptor = entry.tool.descriptor;
-  let v = validators.get(descriptor);
+/** The validator of one of the descriptor's schemas, compiled on first use; null when it has none or it cannot be compiled. */
+export function validatorOf(descriptor: ToolDescriptor, which: 'inputSchema' | 'outputSchema'): ValidateFunction | null {
+  const cache = validators[which];
+  let v = cache.get(descriptor);
   if (v === undefined) {
-    // Only the object shape is checked when the schema cannot be compiled.
-    v = compileSchema(descriptor.inputSchema);
-    validators.set(descriptor, v);
+    v = compileSchema(descriptor[which]);
+    cache.set(descriptor, v);
   }
   return v;
 }
@@ -53,7 +53,8 @@ function validatorFor(entry: ToolEntry): ValidateFunction | null {
 /** Undefined when the arguments are acceptable, else one line naming the failing path. */
 export function argumentProblem(entry: ToolEntry, args: unknown): string | undefined {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return 'arguments must be an object';
-  const v = validatorFor(entry);
+  // Only the object shape is checked when the schema cannot be compiled.
+  const v = validatorOf(entry.tool.descriptor, 'inputSchema');
   if (!v || v(args)) return undefined;
   return firstProblem(v, 'arguments do not match the input schema');
 }

@@ -2,28 +2,13 @@
 // "Output schemas"): a client validates structuredContent against it, so a
 // result that does not conform is stopped here, where it can be named and
 // counted, instead of breaking the client's own validation. Validators are
-// compiled once per snapshot entry, from the host's (possibly redacted) copy
+// compiled once per descriptor (arguments.ts), from the host's (possibly redacted) copy
 // of the schema, which is what clients see.
-import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolEntry } from '../catalog/snapshot.js';
-import type { ToolDescriptor } from '../contract/descriptor.js';
-import { compileSchema, firstProblem } from './arguments.js';
+import { firstProblem, validatorOf } from './arguments.js';
 
 const MAX_PROBLEM_LENGTH = 200;
-
-// Keyed by the descriptor, as the argument validators are (arguments.ts): they survive rebuilds that keep the tool.
-const validators = new WeakMap<ToolDescriptor, ValidateFunction | null>();
-
-function validatorFor(entry: ToolEntry): ValidateFunction | null {
-  const descriptor = entry.tool.descriptor;
-  let v = validators.get(descriptor);
-  if (v === undefined) {
-    v = compileSchema(descriptor.outputSchema);
-    validators.set(descriptor, v);
-  }
-  return v;
-}
 
 /**
  * Undefined when the result may go to the client, else one line saying what
@@ -33,7 +18,7 @@ function validatorFor(entry: ToolEntry): ValidateFunction | null {
 export function outputProblem(entry: ToolEntry, result: CallToolResult): string | undefined {
   if (result.isError === true || entry.tool.descriptor.outputSchema === undefined) return undefined;
   if (result.structuredContent === undefined) return 'it has no structuredContent';
-  const v = validatorFor(entry);
+  const v = validatorOf(entry.tool.descriptor, 'outputSchema');
   if (!v || v(result.structuredContent)) return undefined;
   // The path comes from the upstream's own keys: bounded, since it is kept in the source's health.
   return `structuredContent ${firstProblem(v, 'does not match')}`.slice(0, MAX_PROBLEM_LENGTH);
