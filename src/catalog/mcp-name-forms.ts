@@ -27,7 +27,12 @@ export function readableMcpName(toolId: string): string {
   return mcpSafe(toolId);
 }
 
-/** Words common in API operation names, and the short forms a reader still recognizes. */
+/**
+ * Words common in API operation names, and the short forms a reader still
+ * recognizes. Not shared with search's abbreviations (search/text.ts), which
+ * go the other way and are tuned for recall: a change there must never rename
+ * a tool an agent already knows.
+ */
 const WORD_ABBREVIATIONS: Readonly<Record<string, string>> = {
   administration: 'admin',
   application: 'app',
