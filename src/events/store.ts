@@ -1,0 +1,38 @@
+// What the host needs of a tool-session event store (CONTRACT.md "Tool
+// sessions": a durable, ordered, per-tenant log), whatever engine keeps it:
+// a SQLite file on one machine (log.ts), or a PostgreSQL database shared by
+// every replica. Everything that can touch the disk or the network is
+// asynchronous, so a store may commit many callers' events together.
+//
+// Guarantees every implementation gives:
+// - `append` resolves only after its events are committed; its events get
+//   consecutive sequences in the tenant's stream, in the order given, and are
+//   stored all or none. A refused append rejects with EventLogUnavailableError
+//   and stores nothing.
+// - Each tenant's stream has one strictly increasing `sequence` from 0, no
+//   gaps and no duplicates, whoever appends (other processes, other replicas).
+// - `subscribe` delivers every event of the tenant's stream appended after it
+//   was called, from every writer of the store, once each, in sequence order.
+import type { EventLogHealth } from './log-health.js';
+import type { AppendInput, SerializedEvent, ToolEvent } from './log.js';
+
+export interface EventStore {
+  /** Appends the events (one tenant's or several) as one commit and returns them with eventId, sequence and timestamp. */
+  append(events: readonly AppendInput[]): Promise<ToolEvent[]>;
+  /** Every event of one session, in order, as wire JSON; [] for an unknown session or another tenant's. */
+  readSessionSerialized(tenant: string, sessionId: string): Promise<string[]>;
+  /** Up to `limit` events of the tenant's stream with sequence > after, ascending, as wire JSON. */
+  readAfterSerialized(tenant: string, after: number, limit: number): Promise<SerializedEvent[]>;
+  /** The tenant stream's last sequence so far (also when retention pruned that event); -1 for an empty stream. */
+  lastSequence(tenant: string): Promise<number>;
+  /** Live events of the tenant's stream from every writer of the store; returns the unsubscribe function. */
+  subscribe(tenant: string, listener: (event: ToolEvent) => void): () => void;
+  /** How many subscriptions are live (for one tenant, or all). */
+  subscriberCount(tenant?: string): number;
+  /** Whether events can be written now, and if not why and since when. */
+  health(): EventLogHealth;
+  /** Applies the retention options now; resolves to how many events were removed. */
+  prune(now?: number): Promise<number>;
+  /** Stops timers and subscriptions and releases the engine. Idempotent. */
+  close(): Promise<void>;
+}
