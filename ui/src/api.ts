@@ -32,9 +32,10 @@ export async function errorOf(response: Response): Promise<ApiError> {
   let code = `http_${response.status}`;
   let message = `${response.status} ${response.statusText}`;
   try {
-    const body = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
-    if (typeof body.error?.code === 'string') code = body.error.code;
-    if (typeof body.error?.message === 'string') message = body.error.message;
+    // The contract's envelope: { error: <code>, message, details? }.
+    const body = (await response.json()) as { error?: unknown; message?: unknown };
+    if (typeof body.error === 'string') code = body.error;
+    if (typeof body.message === 'string') message = body.message;
   } catch {
     // Not the envelope: keep the status line.
   }

@@ -18,10 +18,10 @@ export function tierBadge(tier: string): HTMLElement {
 }
 
 export const HINTS = [
-  ['readOnlyHint', 'read-only'],
-  ['destructiveHint', 'destructive'],
-  ['idempotentHint', 'idempotent'],
-  ['openWorldHint', 'open world'],
+  ['readOnlyHint', 'Read-only'],
+  ['destructiveHint', 'Destructive'],
+  ['idempotentHint', 'Idempotent'],
+  ['openWorldHint', 'Open world'],
 ] as const;
 
 export function hintText(d: Descriptor, hint: (typeof HINTS)[number][0]): string {

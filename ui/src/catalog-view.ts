@@ -75,7 +75,8 @@ export async function renderCatalog(view: HTMLElement, loadCatalog: () => Promis
   const paint = (): void => {
     frame = 0;
     const first = Math.max(0, Math.floor(scroller.scrollTop / ROW_HEIGHT) - OVERSCAN);
-    const visible = Math.ceil((scroller.clientHeight || 800) / ROW_HEIGHT) + 2 * OVERSCAN;
+    // The box grows with its rows up to its max-height: size the window for the viewport, which it never exceeds.
+    const visible = Math.ceil(Math.max(scroller.clientHeight, window.innerHeight) / ROW_HEIGHT) + 2 * OVERSCAN;
     const last = Math.min(shown.length, first + visible);
     const top = el('tr', { class: 'spacer', 'aria-hidden': 'true' }, el('td', { colspan: COLUMNS.length }));
     const bottom = el('tr', { class: 'spacer', 'aria-hidden': 'true' }, el('td', { colspan: COLUMNS.length }));

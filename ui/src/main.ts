@@ -27,7 +27,7 @@ let signed: Signed | undefined;
 let leavePage: () => void = () => undefined;
 
 function describeRefusal(err: unknown): string {
-  if (err instanceof ApiError && err.status === 401) return `The host did not accept this credential: ${err.message}. Check that you pasted the whole API key or JWT.`;
+  if (err instanceof ApiError && err.status === 401) return `The host did not accept this credential (${err.message}). Check that you pasted the whole API key or JWT.`;
   if (err instanceof ApiError && err.status === 429) return `Too many requests for this credential: ${err.message}`;
   if (err instanceof ApiError) return `The host answered ${err.status}: ${err.message}`;
   return `The host could not be reached: ${(err as Error).message}`;

@@ -97,6 +97,10 @@ export async function renderTool(view: HTMLElement, api: Api, mcp: McpClient, hu
     tryIt(tool, api, mcp, hub),
     el('section', { class: 'card', 'aria-labelledby': 'use-title' }, el('h2', { id: 'use-title' }, 'Use it from code'), snippet('curl', curlSnippet(origin, tool), 'snippet-curl'), mcpSlot),
   );
+  // Bring the first loosened line of a long schema into its box's view.
+  const standardBox = view.querySelector<HTMLElement>('.side-by-side pre');
+  const firstLoosened = standardBox?.querySelector<HTMLElement>('.line.loosened');
+  if (standardBox && firstLoosened && firstLoosened.offsetTop > standardBox.clientHeight - 40) standardBox.scrollTop = firstLoosened.offsetTop - 60;
   try {
     const listed = await listedTool(mcp, await catalog(), tool.toolId);
     const name = listed?.name ?? tool.toolId;
