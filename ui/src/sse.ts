@@ -21,10 +21,11 @@ export async function readSse(body: ReadableStream<Uint8Array>, onMessage: (mess
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
       let newline: number;
       while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
+        // A CR at the very end may be the first half of a CRLF cut between two chunks: wait for the next (unless none comes).
+        if (!done && newline === buffer.length - 1 && buffer[newline] === '\r') break;
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
         if (line === '') {
@@ -41,6 +42,8 @@ export async function readSse(body: ReadableStream<Uint8Array>, onMessage: (mess
         else if (field === 'event') event = text;
         else if (field === 'id' && !text.includes('\0')) id = text;
       }
+      // What is left without a final blank line is not an event (WHATWG: discarded at the end of the stream).
+      if (done) return;
     }
   } finally {
     reader.releaseLock();
@@ -67,7 +70,6 @@ export function subscribe(
         const response = await fetch(path, {
           headers: { ...headers(), accept: 'text/event-stream', ...(lastId !== undefined ? { 'last-event-id': lastId } : {}) },
           signal: controller.signal,
-          cache: 'no-store',
           credentials: 'omit',
         });
         if (response.status === 401 || response.status === 403 || response.status === 404) {
