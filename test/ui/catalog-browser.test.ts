@@ -188,8 +188,8 @@ describe('catalog browser (/ui/)', { timeout: 120_000 }, () => {
     assert.ok(!mcp.includes(ACME_KEY) && !curl.includes(ACME_KEY), 'snippets name $TOOLHOST_TOKEN, never the credential');
   });
 
-  test('try it: a pure tool answers, and its tool session\'s events are shown', async () => {
-    const { page } = await tab();
+  test('try it: a pure tool answers, and its tool session\'s events are shown; a reload keeps the MCP session', async () => {
+    const { page, requests } = await tab();
     await signIn(page, server.url, GLOBEX_KEY);
     await page.waitForSelector('table.tools td.tool-id a');
     await page.goto(`${server.url}/ui/#/tool/${encodeURIComponent('openwop:text.uppercase')}`);
@@ -202,6 +202,14 @@ describe('catalog browser (/ui/)', { timeout: 120_000 }, () => {
     assert.deepEqual(rows.map((r) => r[1]), ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed']);
     assert.equal(rows[2][2], 'ok');
     assert.equal(rows[3][4], 'completed');
+
+    await page.reload();
+    await page.locator('.try-form .field').filter({ hasText: 'text' }).locator('input, textarea').fill('again');
+    await page.click('#call-tool');
+    await page.waitForSelector('#call-events');
+    assert.match((await page.textContent('#call-result')) ?? '', /AGAIN/);
+    const mcpPosts = requests.filter((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/mcp');
+    assert.equal(mcpPosts.filter((r) => (r.postData() ?? '').includes('"method":"initialize"')).length, 1, 'one MCP session for the tab, reused after the reload');
   });
 
   test('try it: an approval tool asks with a confirm dialog showing the arguments; accept runs it, decline refuses it', async () => {

@@ -59,7 +59,16 @@ export function renderActivity(view: HTMLElement, hub: EventHub): () => void {
   );
   showState(hub.state);
   paint();
-  return hub.listen(paint, showState);
+  // A burst of events repaints once per frame.
+  let frame = 0;
+  const schedule = (): void => {
+    if (frame === 0) frame = requestAnimationFrame(() => ((frame = 0), paint()));
+  };
+  const stop = hub.listen(schedule, showState);
+  return () => {
+    cancelAnimationFrame(frame);
+    stop();
+  };
 }
 
 export async function renderSession(view: HTMLElement, api: Api, sessionId: string): Promise<void> {

@@ -45,12 +45,25 @@ export class McpError extends Error {
   }
 }
 
+/**
+ * The tab's MCP session id survives a reload (sessionStorage, like the
+ * credential), so reloading the page reuses the session instead of leaving one
+ * behind each time for the host to expire.
+ */
+const SESSION_KEY = 'toolhost.mcpSession';
+
 export class McpClient {
   private sessionId: string | undefined;
   private opening: Promise<void> | undefined;
   private nextId = 1;
 
-  constructor(private readonly api: Api) {}
+  constructor(private readonly api: Api) {
+    const kept = sessionStorage.getItem(SESSION_KEY);
+    if (kept !== null) {
+      this.sessionId = kept;
+      this.opening = Promise.resolve();
+    }
+  }
 
   private headers(): Record<string, string> {
     return {
@@ -76,6 +89,7 @@ export class McpClient {
       this.sessionId = response.headers.get('mcp-session-id') ?? undefined;
       await this.answerOf(response, () => Promise.resolve({ action: 'cancel' }));
       await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      if (this.sessionId !== undefined) sessionStorage.setItem(SESSION_KEY, this.sessionId);
     })();
     this.opening.catch(() => (this.opening = undefined));
     return this.opening;
@@ -92,6 +106,7 @@ export class McpClient {
       if ((err as { status?: number }).status !== 404) throw err;
       this.sessionId = undefined;
       this.opening = undefined;
+      sessionStorage.removeItem(SESSION_KEY);
       await this.open();
       response = await this.post({ jsonrpc: '2.0', id: this.nextId++, method, params });
     }
@@ -137,6 +152,7 @@ export class McpClient {
     if (this.sessionId === undefined) return;
     const headers = this.api.headers({ 'mcp-session-id': this.sessionId, 'mcp-protocol-version': PROTOCOL_VERSION });
     this.sessionId = undefined;
+    sessionStorage.removeItem(SESSION_KEY);
     await fetch('/mcp', { method: 'DELETE', headers, credentials: 'omit' }).catch(() => undefined);
   }
 }
