@@ -90,6 +90,8 @@ const serverSchema = Type.Object(
     keepAliveTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000 })),
     connectionTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000 })),
     maxConnectionsPerAddress: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    /** Serve the catalog browser at /ui/ (default true; docs/ui.md). */
+    ui: Type.Optional(Type.Boolean()),
   },
   CLOSED,
 );

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from '../http/connection-limits.js';
+import { loadUiAssets } from '../http/ui-assets.js';
 import type { HostConfigFile } from '../config/schema.js';
 import { registerMcpFrontDoor } from '../mcp/front-door.js';
 import { type Host, type HostOptions, startHost } from './host.js';
@@ -55,6 +56,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       tracing: host.tracing,
       search: host.search,
       protectedResource: host.auth.protectedResource,
+      ui: (host.loaded.config.server?.ui ?? true) ? { assets: loadUiAssets() } : undefined,
     });
     const mcpConfig = host.loaded.config.mcp ?? {};
     if (mcpConfig.enabled ?? true) {

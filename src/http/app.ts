@@ -18,6 +18,7 @@ import { registerHealthRoutes } from './health-routes.js';
 import { protocolGate, sendContractError, sendError } from './respond.js';
 import { registerSearchRoutes } from './search-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
+import { registerUiRoutes } from './ui-routes.js';
 import { DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeoutOptions } from './connection-limits.js';
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
@@ -87,5 +88,6 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   registerDiscoveryRoutes(app, deps);
   registerHealthRoutes(app, deps);
   if (deps.events) registerEventRoutes(app, deps, deps.eventRoutes);
+  if (deps.ui) registerUiRoutes(app, { authenticator: deps.authenticator, assets: deps.ui.assets });
   return app;
 }

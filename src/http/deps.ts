@@ -13,6 +13,7 @@ import type { HostMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
 import type { ConnectionLimits } from './connection-limits.js';
+import type { UiAssets } from './ui-assets.js';
 
 export interface EventRouteOptions {
   /** Interval of the SSE keep-alive comment (default 15 000 ms). */
@@ -40,4 +41,6 @@ export interface HttpDeps {
   search?: CatalogSearch;
   /** RFC 9728 metadata; when present, served at its well-known paths. */
   protectedResource?: ProtectedResource;
+  /** The catalog browser; when present, /ui/ is served (its assets undefined when never built). */
+  ui?: { assets: UiAssets | undefined };
 }
