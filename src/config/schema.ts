@@ -10,6 +10,7 @@ import { policyConfigSchema } from '../classify/policy.js';
 import { TENANT_ID_PATTERN } from '../contract/identifiers.js';
 import { principalEntrySchema, type PrincipalEntry } from '../auth/principal-entry.js';
 import { authConfigSchema, tenantRateLimitSchema } from '../auth/config.js';
+import { redisConfigSchema } from '../auth/redis-connection.js';
 import { nodePackConfigSchema } from '../sources/node-pack/index.js';
 import { workflowConfigSchema } from '../sources/workflow/index.js';
 import { hostExtensionConfigSchema } from '../sources/host-extension/index.js';
@@ -133,6 +134,8 @@ export const hostConfigSchema = Type.Object(
     tenants: MapOf(tenantSchema, { minProperties: 1, propertyNames: { pattern: TENANT_ID_PATTERN } }),
     auth: Type.Optional(authConfigSchema),
     events: Type.Optional(eventsSchema),
+    /** The Redis (or Valkey) server replicas share: rate-limit buckets, MCP session routing (docs/deploy.md "Redis"). */
+    redis: Type.Optional(redisConfigSchema),
     mcp: Type.Optional(mcpFrontDoorSchema),
     metrics: Type.Optional(metricsSchema),
     catalog: Type.Optional(catalogSchema),

@@ -55,6 +55,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       tracing: host.tracing,
       search: host.search,
       protectedResource: host.auth.protectedResource,
+      redisHealth: host.redis === undefined ? undefined : () => host.redis!.health(),
     });
     const mcpConfig = host.loaded.config.mcp ?? {};
     if (mcpConfig.enabled ?? true) {
