@@ -6,6 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GLOB_PATTERN_SOURCE } from '../contract/glob.js';
 import { CLOSED, MapOf, StringEnum } from '../util/schema-builders.js';
+import { secretRefSchema } from '../util/secret-ref.js';
 import { policyConfigSchema } from '../classify/policy.js';
 import { TENANT_ID_PATTERN } from '../contract/identifiers.js';
 import { principalEntrySchema, type PrincipalEntry } from '../auth/principal-entry.js';
@@ -73,6 +74,8 @@ const mcpFrontDoorSchema = Type.Object(
     maxConcurrentCallsPerPrincipal: Type.Optional(Type.Integer({ minimum: 1 })),
     sessionSoftCap: Type.Optional(Type.Integer({ minimum: 1 })),
     sessionMinIdleMs: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** The key replicas sign MCP session ids with (at least 32 bytes, from an env variable or a file): any replica then serves any session (docs/mcp.md "Several replicas"). */
+    sessionKey: Type.Optional(secretRefSchema),
   },
   CLOSED,
 );
