@@ -158,6 +158,29 @@ test('Redis killed mid-run: replicas keep serving from local buckets and say so;
   }
 });
 
+test('a Redis that stops answering (frozen, connection open): each request waits at most the timeout, then local buckets', async () => {
+  const [server] = await replicas(1);
+  try {
+    redis.pause();
+    const started = performance.now();
+    const answers = await Promise.all([...Array(5)].map(() => request(server.url, '/tools/x-host-a-one', { token: 'a2-key' })));
+    const elapsed = performance.now() - started;
+    for (const r of answers) assert.ok(r.status === 200 || r.status === 429, `status ${r.status}`);
+    // commandTimeoutMs is 200 here: far less than a hang, whatever the machine's load.
+    assert.ok(elapsed < 5_000, `answered in ${Math.round(elapsed)} ms`);
+    const report = (await request(server.url, '/readyz')).json();
+    assert.equal(report.status, 'degraded');
+    assert.equal(report.redis.state, 'unavailable');
+    assert.match(report.redis.error, /timed out/i);
+    assert.ok(metric((await request(server.url, '/metrics')).text, 'toolhost_rate_limit_store_fallbacks_total') >= 5, 'each of them answered locally');
+    redis.resume();
+    await eventually(async () => (await request(server.url, '/readyz')).json().redis.state === 'connected', 'Redis answering again');
+  } finally {
+    redis.resume();
+    await server.close();
+  }
+});
+
 test('a Redis URL whose environment variable is unset stops the start with the variable named', async () => {
   await assert.rejects(startTestServer(sharedConfig(), { env: {} }), /redis\.url: environment variable TEST_REDIS_URL is not set/);
 });

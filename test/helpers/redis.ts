@@ -18,6 +18,10 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts it again on the same port, empty. */
   restart(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open, nothing is answered (a slow Redis). */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -67,7 +71,7 @@ async function launch(port: number, dir: string, password: string | undefined): 
 }
 
 function killed(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (child.exitCode !== null || (child.signalCode !== null && child.signalCode !== 'SIGSTOP')) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
@@ -86,6 +90,12 @@ export async function startRedis(options: { password?: string } = {}): Promise<R
     async kill() {
       if (child) await killed(child);
       child = undefined;
+    },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
     },
     async restart() {
       if (child) await killed(child);
