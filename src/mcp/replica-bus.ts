@@ -49,8 +49,8 @@ export class ReplicaBus {
   ) {
     this.channel = `${connection.keyPrefix}mcp:sessions`;
     this.closedPrefix = `${connection.keyPrefix}mcp:closed:`;
-    // Its own connection (a subscriber can do nothing else); it subscribes once and ioredis resubscribes after each reconnect.
-    this.subscriber = connection.client.duplicate({ enableOfflineQueue: true, commandTimeout: undefined, enableAutoPipelining: false });
+    // Its own connection (a subscriber can do nothing else). The subscription waits for Redis however long it is down at start, and ioredis renews it after each reconnect.
+    this.subscriber = connection.client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined, enableAutoPipelining: false });
     this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (_channel: string, text: string) => this.receive(text));
     this.subscriber.subscribe(this.channel).catch((err: unknown) => logger.warn({ err: String(err) }, 'MCP replica bus: subscribe failed'));

@@ -62,7 +62,7 @@ test('an id older than the maximum session age is refused; a short key is refuse
 test('a client cannot make its id large: oversized capabilities and names are cut', () => {
   const big: SessionState = {
     protocolVersion: '2025-06-18',
-    capabilities: { elicitation: { form: {}, huge: 'x'.repeat(100_000) } as never, experimental: { junk: 'y'.repeat(100_000) } },
+    capabilities: { elicitation: { form: {}, huge: 'x'.repeat(100_000) } as never, experimental: { junk: { text: 'y'.repeat(100_000) } } },
     clientInfo: { name: 'n'.repeat(10_000), version: 'v'.repeat(10_000) },
     mode: 'tools',
     compact: false,
