@@ -261,6 +261,8 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   };
 
   const replicas = options.replicas === undefined ? undefined : new ReplicaSessions(options.replicas, sessions);
+  /** Sessions being rebuilt here: concurrent requests of one session (its GET stream and a POST) wait for the same rebuild. */
+  const rebuilding = new Map<string, Promise<McpSession | undefined>>();
 
   app.addHook('onClose', async () => {
     clearInterval(sweep);
@@ -308,8 +310,15 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
         // Another replica's session (or one this replica let go idle), rebuilt from its signed id; another request may have rebuilt it meanwhile.
         session = sessions.get(sessionId!);
         if (session === undefined) {
-          if (!sessions.admit(identity)) return overSessionCap(reply, sessions.limits.maxSessionsPerPrincipal);
-          session = (await openSession(request, principal, identity, state, () => sessionId!, { id: sessionId!, state })).session;
+          let pending = rebuilding.get(sessionId!);
+          if (pending === undefined) {
+            if (!sessions.admit(identity)) return overSessionCap(reply, sessions.limits.maxSessionsPerPrincipal);
+            pending = openSession(request, principal, identity, state, () => sessionId!, { id: sessionId!, state })
+              .then((opened) => opened.session)
+              .finally(() => rebuilding.delete(sessionId!));
+            rebuilding.set(sessionId!, pending);
+          }
+          session = await pending;
         }
       }
       // Another identity (another principal, tenant or credential kind) presenting a session id gets the same answer as an unknown id.
