@@ -22,10 +22,11 @@ const SESSION_KEY = 'replica-session-key-7c1d9e0b4a2f6e8d3c5b';
 let redis: RedisServer;
 let upstream: HttpFixture;
 let replicas: TestServer[] = [];
+let configFile: string;
 
 before(async () => {
   [redis, upstream] = await Promise.all([startRedis(), startHttpFixture()]);
-  const file = writeConfig({
+  const file = (configFile = writeConfig({
     redis: { url: { env: 'TEST_REDIS_URL' }, commandTimeoutMs: 500 },
     tenants: { a: { tools: ['*'] } },
     principals: [
@@ -38,7 +39,7 @@ before(async () => {
       hostExtensions: [{ vendor: 'test', name: 'args', command: [process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))'], argv: ['items'], inputSchema: { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } } } } }],
       mcp: [{ id: 'fx', transport: 'http', url: upstream.url, debounceMs: 20, pingIntervalMs: 500 }],
     },
-  });
+  }));
   const env = { ...process.env, TEST_REDIS_URL: redis.url, TEST_SESSION_KEY: SESSION_KEY };
   replicas = [await startTestServer(file, { env }), await startTestServer(file, { env })];
 });
@@ -163,4 +164,9 @@ test('a session id is refused at any replica to another caller, altered, or afte
   } finally {
     await client.close();
   }
+});
+
+test('a session key that is unset or shorter than 32 bytes stops the start, naming the variable', async () => {
+  await assert.rejects(startTestServer(configFile, { env: { ...process.env, TEST_REDIS_URL: redis.url, TEST_SESSION_KEY: '' } }), /mcp\.sessionKey: environment variable TEST_SESSION_KEY is not set/);
+  await assert.rejects(startTestServer(configFile, { env: { ...process.env, TEST_REDIS_URL: redis.url, TEST_SESSION_KEY: 'too-short' } }), /mcp\.sessionKey must be at least 32 bytes/);
 });
