@@ -4,6 +4,7 @@
 // not import app.ts, which imports them.
 import type { Logger } from 'pino';
 import type { ProtectedResource } from '../auth/protected-resource.js';
+import type { RedisHealth } from '../auth/redis-connection.js';
 import type { Authenticator } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
@@ -39,6 +40,8 @@ export interface HttpDeps {
   tracing?: Tracing;
   /** Tool search; when present, GET /tool-search is served. */
   search?: CatalogSearch;
+  /** The shared Redis server's state, when one is configured (readiness reports it). */
+  redisHealth?: () => RedisHealth;
   /** RFC 9728 metadata; when present, served at its well-known paths. */
   protectedResource?: ProtectedResource;
   /** The catalog browser; when present, /ui/ is served (its assets undefined when never built). */

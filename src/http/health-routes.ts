@@ -1,7 +1,8 @@
 // Liveness, readiness with per-source state and the event log's state, and
 // Prometheus metrics. None of them carries credentials: source health holds
 // ids, counts, times and redacted error text only; the event log's, its
-// logId, reason and SQLite's error text.
+// logId, reason and SQLite's error text; Redis's, its state, since when and
+// an error text without the URL.
 import type { FastifyInstance } from 'fastify';
 import type { HttpDeps } from './deps.js';
 import { JSON_TYPE } from './respond.js';
@@ -14,8 +15,10 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HttpDeps): void
     const degraded = sources.some((s) => s.state !== 'connected');
     const snapshot = deps.store.current();
     const events = deps.events?.health();
-    const status = events?.writable === false ? 'unavailable' : degraded ? 'degraded' : 'ready';
-    return { status, generation: snapshot.generation, tools: snapshot.entries.length, sources, ...(events ? { events } : {}) };
+    // Redis down is degraded, not unavailable: the replica still serves, with its own buckets.
+    const redis = deps.redisHealth?.();
+    const status = events?.writable === false ? 'unavailable' : degraded || (redis !== undefined && redis.state !== 'connected') ? 'degraded' : 'ready';
+    return { status, generation: snapshot.generation, tools: snapshot.entries.length, sources, ...(events ? { events } : {}), ...(redis ? { redis } : {}) };
   };
 
   // Ready while a snapshot is served, even if some upstream is stale: the
