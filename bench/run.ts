@@ -89,7 +89,7 @@ const mb = (bytes: number) => `${fmt(bytes / 2 ** 20, 0)} MB`;
 
 async function buildBench(): Promise<BuildBenchResult[]> {
   const results: BuildBenchResult[] = [];
-  if (O.buildReps === 0) return [{ tools: O.tools, coldSnapshotMs: NaN, coldListsMs: NaN, coldCompressMs: NaN, refreshMs: [NaN], refreshListsMs: [NaN], refreshCompressMs: [NaN], rssMb: NaN, heapUsedMb: NaN }];
+  if (O.buildReps === 0) return [{ tools: O.tools, coldSnapshotMs: NaN, coldStandardMs: NaN, coldListsMs: NaN, coldCompressMs: NaN, refreshMs: [NaN], refreshListsMs: [NaN], refreshCompressMs: [NaN], rssMb: NaN, heapUsedMb: NaN }];
   for (let r = 0; r < O.buildReps; r++) {
     // Compression is timed in the first process only: it is the same work every time, and the slowest.
     const args = ['--import', 'tsx', '--expose-gc', join(HERE, 'build-bench.ts'), '--tools', String(O.tools), '--refreshes', String(O.refreshes), ...(r > 0 ? ['--no-compress'] : [])];
@@ -559,7 +559,7 @@ async function main(): Promise<void> {
     ['target', 'measured', ''],
     [
       ['GET /tools/{id}: p99 < 5 ms at half the saturating load', latencyLine, verdict(latency ? latency.host.p99 < 5 : undefined)],
-      ['cold build, snapshot (classify, annotate, redact, compact, serialize, ETags) < 1.5 s', `${range(cold)} ms`, verdict(median(cold) < 1500)],
+      ['cold build, snapshot (classify, annotate, redact, compact, serialize, ETags) < 1.5 s', `${range(cold)} ms, of which the standard view ${range(builds.map((b) => b.coldStandardMs))} ms`, verdict(median(cold) < 1500)],
       ['cold build including the 3 tenants\' list bodies, both views, gzip and br', `${range(coldAll)} ms (lists ${range(builds.map((b) => b.coldListsMs))} ms, compression ${range(coldCompress)} ms)`, verdict(median(coldAll) < 1500)],
       [`one-tool refresh in a ${fmt(O.tools)}-tool catalog < 200 ms (in-process, scheduleRebuild to swap)`, `${range(refresh)} ms`, verdict(median(refresh) < 200)],
       ['… the same rebuild inside the running host (its build metric)', serverBuilds.length ? `${range(serverBuilds)} ms` : 'n/a', verdict(serverBuilds.length ? median(serverBuilds) < 200 : undefined)],

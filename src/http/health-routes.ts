@@ -15,11 +15,15 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HttpDeps): void
     const snapshot = deps.store.current();
     const events = deps.events?.health();
     const status = events?.writable === false ? 'unavailable' : degraded ? 'degraded' : 'ready';
-    return { status, generation: snapshot.generation, tools: snapshot.entries.length, sources, ...(events ? { events } : {}) };
+    // The standard view is served as soon as a snapshot is; the compact one once it is compacted (snapshot.ts).
+    const views = { standard: 'served', compact: snapshot.compactServed ? 'served' : 'building' };
+    return { status, generation: snapshot.generation, tools: snapshot.entries.length, views, sources, ...(events ? { events } : {}) };
   };
 
-  // Ready while a snapshot is served, even if some upstream is stale: the
-  // last good tools are still answered, and `status` says `degraded`. Not
+  // Ready while a snapshot is served, even if some upstream is stale (the
+  // last good tools are still answered, and `status` says `degraded`) or the
+  // compact view is still being made (`views` says so; a compact list asked
+  // for meanwhile is answered once it is made). Not
   // ready (503, `status: unavailable`) while the event log cannot be written:
   // every tool call is refused then, so traffic belongs on another host.
   // /health/sources is the same report, always 200: it describes, it does not gate.
