@@ -9,7 +9,8 @@
 //
 // Processes (each in its own process, loopback only):
 //   bench/upstream.ts        MCP server over stdio with N generated tools (spawned by toolhost)
-//   bench/toolhost-child.ts  toolhost via serve() on 127.0.0.1:0
+//   bench/toolhost-child.ts  toolhost via serve() on 127.0.0.1:0, compiled, on dist/ with plain node
+//                            (bench/compiled-child.ts; `npm run build` first, as `npm run bench` does)
 //   bench/baseline.ts        bare node:http answering the same URLs with the same bytes
 //   bench/load.ts            autocannon, keep-alive
 //   bench/build-bench.ts     in-process snapshot build and refresh (one fresh process per repetition)
@@ -24,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import type { BuildBenchResult } from './build-bench.js';
+import { compiledChild } from './compiled-child.js';
 import { benchConfig, REPO_ROOT, SERVER_ID, TENANTS, type TenantName } from './config.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { Child, closeAgent, cpuSeconds, get, type RawResponse } from './procs.js';
@@ -129,11 +131,14 @@ async function startToolhost(audit: boolean): Promise<Toolhost> {
   });
   const file = join(dir, 'toolhost.yaml');
   writeFileSync(file, stringify(config));
-  const child = new Child(audit ? 'toolhost(audit)' : 'toolhost', join(HERE, 'toolhost-child.ts'), [file, join(dir, 'toolhost.log')], ['--expose-gc', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)]);
+  const child = new Child(audit ? 'toolhost(audit)' : 'toolhost', toolhostChild(), [file, join(dir, 'toolhost.log')], ['--expose-gc', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)]);
   const ready = await child.next<{ type: 'ready'; url: string; tools: number; buildMs: number; startMs: number }>('ready');
   if (ready.tools !== O.tools) throw new Error(`toolhost serves ${ready.tools} tools, expected ${O.tools}`);
   return { child, url: ready.url, controlFile, ready };
 }
+
+/** toolhost as users run it: the child compiled, on dist/ with plain node; BENCH_CHILD_TSX=1: the sources through tsx. */
+const toolhostChild = () => (process.env.BENCH_CHILD_TSX ? join(HERE, 'toolhost-child.ts') : compiledChild(join(HERE, 'toolhost-child.ts'), join(tmp, 'compiled')));
 
 // ---- scenarios ------------------------------------------------------------------
 
