@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import { benchConfig, REPO_ROOT, TENANTS, type TenantName } from './config.js';
+import { cpuSeconds } from './procs.js';
 
 const { values } = parseArgs({
   options: { reps: { type: 'string', default: '5' }, tools: { type: 'string', default: '10000' }, before: { type: 'string' }, 'serve-only': { type: 'boolean' }, 'no-tsx': { type: 'boolean' } },
@@ -72,18 +73,28 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-function startServe(variant: Variant, config: string): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, [...ENTRY[variant], 'serve', '--config', config, '--port', '0'], { cwd: REPO_ROOT, env: { ...process.env, LOG_LEVEL: 'warn', CI: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** A log line of the host: when (epoch ms) it said `msg`. */
+type LogLine = { time: number; msg: string; ms?: number };
+
+function startServe(variant: Variant, config: string, logLevel = 'warn'): { child: ChildProcess; url: Promise<string>; lines: LogLine[] } {
+  const child = spawn(process.execPath, [...ENTRY[variant], 'serve', '--config', config, '--port', '0'], { cwd: REPO_ROOT, env: { ...process.env, LOG_LEVEL: logLevel, CI: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines: LogLine[] = [];
   const url = new Promise<string>((resolve, reject) => {
     let out = '';
+    let pending = '';
     child.stdout!.on('data', (c: Buffer) => {
       out += String(c);
       const m = /listening on (\S+)/.exec(out);
       if (m) resolve(m[1]);
+      pending += String(c);
+      const complete = pending.split('\n');
+      pending = complete.pop()!;
+      for (const l of complete) if (l.startsWith('{')) lines.push(JSON.parse(l) as LogLine);
+      if (out.length > 1 << 16) out = out.slice(-4096);
     });
     child.on('exit', (code) => reject(new Error(`${variant} serve exited ${code}`)));
   });
-  return { child, url };
+  return { child, url, lines };
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -124,6 +135,11 @@ interface BigStart {
   compressedMs: number;
   /** RSS 2 s after that. */
   rss: number;
+  /** CPU time of the toolhost process (all threads) at standardMs and at bothMs: what load on the machine does not stretch. */
+  standardCpuMs: number;
+  bothCpuMs: number;
+  /** From the host's log, ms after the spawn: upstream connected, its list read, standard view ready, both views ready. */
+  phases: { connected: number; read: number; standard: number; both: number };
 }
 
 async function fullBody(base: string, path: string, headers: Record<string, string>): Promise<void> {
@@ -138,7 +154,8 @@ async function bigStart(variant: Variant): Promise<BigStart> {
   const config = join(DIR, `big-${variant}.yaml`);
   writeFileSync(config, stringify({ ...benchConfig({ tools: TOOLS, pageSize: 200, controlFile: join(DIR, `control-${variant}`), keyHashes: Object.fromEntries(TENANTS.map((t) => [t, hashApiKey(keys[t])])) as Record<TenantName, string>, audit: true }), server: { host: '127.0.0.1' } }));
   const t0 = performance.now();
-  const { child, url } = startServe(variant, config);
+  const spawnedAt = Date.now();
+  const { child, url, lines } = startServe(variant, config, 'info');
   try {
     const base = await url;
     const auth = { authorization: `Bearer ${keys.all}` };
@@ -149,12 +166,19 @@ async function bigStart(variant: Variant): Promise<BigStart> {
     });
     await fullBody(base, '/tools', auth);
     const standardMs = performance.now() - t0;
+    const standardCpuMs = cpuSeconds(child.pid!) * 1000;
     await fullBody(base, '/tools?view=compact', auth);
     const bothMs = performance.now() - t0;
+    const bothCpuMs = cpuSeconds(child.pid!) * 1000;
     for (const view of ['', '?view=compact']) await fullBody(base, `/tools${view}`, { ...auth, 'accept-encoding': 'gzip' });
     const compressedMs = performance.now() - t0;
     await new Promise((r) => setTimeout(r, 2_000));
-    return { standardMs, bothMs, compressedMs, rss: rssMb(child.pid!) };
+    // What the host's log says (its clock, no HTTP): when the upstream answered, its list was read, each view was ready.
+    const at = (msg: string) => (lines.find((l) => l.msg === msg)?.time ?? NaN) - spawnedAt;
+    const built = at('catalog snapshot built');
+    const compacted = at('compact view made');
+    const phases = { connected: at('mcp server connected'), read: at('mcp tool list read'), standard: built, both: Number.isNaN(compacted) ? built : compacted };
+    return { standardMs, bothMs, compressedMs, rss: rssMb(child.pid!), standardCpuMs, bothCpuMs, phases };
   } finally {
     await stop(child);
   }
@@ -191,7 +215,8 @@ if (!values['serve-only']) {
 }
 
 const bigRuns = values['serve-only'] ? REPS : Math.min(REPS, 3);
-const big = { standard: perVariant<number>(), both: perVariant<number>(), compressed: perVariant<number>(), rss: perVariant<number>() };
+const phase = { connected: perVariant<number>(), read: perVariant<number>(), standard: perVariant<number>(), both: perVariant<number>() };
+const big = { standard: perVariant<number>(), both: perVariant<number>(), compressed: perVariant<number>(), rss: perVariant<number>(), standardCpu: perVariant<number>(), bothCpu: perVariant<number>() };
 const loads: number[] = [loadavg()[0]];
 for (let i = 0; i < bigRuns; i++) {
   for (const v of inOrder(i)) {
@@ -200,14 +225,23 @@ for (let i = 0; i < bigRuns; i++) {
     big.both[v].push(b.bothMs);
     big.compressed[v].push(b.compressedMs);
     big.rss[v].push(b.rss);
+    big.standardCpu[v].push(b.standardCpuMs);
+    big.bothCpu[v].push(b.bothCpuMs);
+    for (const k of ['connected', 'read', 'standard', 'both'] as const) phase[k][v].push(b.phases[k]);
     loads.push(loadavg()[0]);
-    process.stderr.write(`[startup] ${v}: standard ${fmt(b.standardMs)} ms, both ${fmt(b.bothMs)} ms, gzip too ${fmt(b.compressedMs)} ms, RSS ${fmt(b.rss)} MB\n`);
+    process.stderr.write(`[startup] ${v}: log: connected ${fmt(b.phases.connected)}, read ${fmt(b.phases.read)}, standard ${fmt(b.phases.standard)}, both ${fmt(b.phases.both)} ms; HTTP: standard ${fmt(b.standardMs)} ms (CPU ${fmt(b.standardCpuMs)} ms), both ${fmt(b.bothMs)} ms (CPU ${fmt(b.bothCpuMs)} ms), gzip too ${fmt(b.compressedMs)} ms, RSS ${fmt(b.rss)} MB\n`);
   }
 }
 const n = TOOLS.toLocaleString('en');
 report(`serve, ${n} tools: process start to the standard view served`, big.standard, 'ms');
 report(`serve, ${n} tools: process start to both views served`, big.both, 'ms');
 report(`serve, ${n} tools: … and both gzip-compressed`, big.compressed, 'ms');
+report('… by the host\'s log: the upstream connected (spawned, initialized)', phase.connected, 'ms');
+report('… by the host\'s log: its list read', phase.read, 'ms');
+report('… by the host\'s log: the standard view ready (snapshot built)', phase.standard, 'ms');
+report('… by the host\'s log: both views ready (compact view made)', phase.both, 'ms');
+report(`… toolhost's CPU time (all threads) when the standard view was served`, big.standardCpu, 'ms');
+report(`… toolhost's CPU time (all threads) when both views were served`, big.bothCpu, 'ms');
 report(`RSS with ${n} tools, both views served, identity and gzip`, big.rss, 'MB');
 
 console.log(`| what (median of ${REPS}; ${n}-tool rows: of ${bigRuns}) | ${VARIANTS.map((v) => HEADINGS[v]).join(' | ')} | ${HEADINGS.dist} / ${HEADINGS[VARIANTS[0]]} |`);

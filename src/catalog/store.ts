@@ -100,7 +100,10 @@ export class CatalogStore {
     // list bodies callers were reading, ready again before they ask (compression off the event loop).
     const wanted = () => this.snapshot === next;
     setImmediate(() => {
+      const compactStarted = process.hrtime.bigint();
       void next.compactInBackground(wanted).then(() => {
+        // When both views are served (after a start, the line that says so).
+        if (next.compactServed) logger.info({ generation: next.generation, tools: next.entries.length, ms: Math.round(Number(process.hrtime.bigint() - compactStarted) / 1e6) }, 'compact view made');
         if (previous.entries.length > 0 && wanted()) return next.prepareLike(previous, wanted);
       });
     });
