@@ -91,7 +91,7 @@ const mb = (bytes: number) => `${fmt(bytes / 2 ** 20, 0)} MB`;
 
 async function buildBench(): Promise<BuildBenchResult[]> {
   const results: BuildBenchResult[] = [];
-  if (O.buildReps === 0) return [{ tools: O.tools, coldSnapshotMs: NaN, coldStandardMs: NaN, coldListsMs: NaN, coldCompressMs: NaN, refreshMs: [NaN], refreshListsMs: [NaN], refreshCompressMs: [NaN], rssMb: NaN, heapUsedMb: NaN }];
+  if (O.buildReps === 0) return [{ tools: O.tools, coldSnapshotMs: NaN, coldStandardMs: NaN, coldSnapshotCpuMs: NaN, coldStandardCpuMs: NaN, coldListsMs: NaN, coldCompressMs: NaN, refreshMs: [NaN], refreshListsMs: [NaN], refreshCompressMs: [NaN], rssMb: NaN, heapUsedMb: NaN }];
   for (let r = 0; r < O.buildReps; r++) {
     // Compression is timed in the first process only: it is the same work every time, and the slowest.
     const args = ['--import', 'tsx', '--expose-gc', join(HERE, 'build-bench.ts'), '--tools', String(O.tools), '--refreshes', String(O.refreshes), ...(r > 0 ? ['--no-compress'] : [])];
