@@ -3,24 +3,32 @@
 // event loop's background slices. The same descriptors compacted on the main
 // thread (from the objects, as the host does) and by K workers (from the
 // standard JSON text, which is what a worker can be handed), rounds
-// alternating; wall and CPU time (all threads), outputs checked equal.
+// alternating; wall and CPU time (all threads), outputs checked equal. Both
+// run the compactor compiled (dist/, `npm run build` first), as the host does.
 //   node --import tsx bench/compact-workers.ts [--tools N] [--workers K] [--rounds R]
-import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { buildCatalog } from '../src/catalog/build.js';
-import { compactDescriptor } from '../src/catalog/compact-descriptor.js';
 import { Policy } from '../src/classify/policy.js';
-import type { JsonObject, ToolDescriptor } from '../src/contract/descriptor.js';
+import type { CompactToolDescriptor, JsonObject, ToolDescriptor } from '../src/contract/descriptor.js';
 import type { RawTool } from '../src/sources/raw-tool.js';
-import { POLICY, SERVER_ID } from './config.js';
+import { POLICY, REPO_ROOT, SERVER_ID } from './config.js';
 import { makeTools } from './tools.js';
 
+const COMPACTOR = pathToFileURL(join(REPO_ROOT, 'dist/catalog/compact-descriptor.js')).href;
+const { compactDescriptor } = (await import(COMPACTOR)) as { compactDescriptor: (d: ToolDescriptor) => CompactToolDescriptor };
 const compactText = (d: ToolDescriptor) => JSON.stringify(compactDescriptor(d));
+// A worker (plain JavaScript: no loader in workers) compacting the descriptors whose text it is sent.
+const WORKER = `
+  import { parentPort } from 'node:worker_threads';
+  const { compactDescriptor } = await import(${JSON.stringify(COMPACTOR)});
+  parentPort.on('message', (texts) => parentPort.postMessage(texts.map((t) => JSON.stringify(compactDescriptor(JSON.parse(t))))));
+`;
 
-if (!isMainThread) {
-  parentPort!.on('message', (texts: string[]) => parentPort!.postMessage(texts.map((t) => compactText(JSON.parse(t) as ToolDescriptor))));
-} else {
+{
   const { values } = parseArgs({ options: { tools: { type: 'string', default: '10000' }, workers: { type: 'string', default: '2' }, rounds: { type: 'string', default: '3' } } });
   const raws: RawTool[] = makeTools(Number(values.tools)).map((t) => ({ source: 'mcp', toolId: `mcp:${SERVER_ID}.${t.name}`, origin: 'bench', title: t.title, description: t.description, inputSchema: t.inputSchema as JsonObject }));
   const descriptors = buildCatalog(raws, new Policy(POLICY)).tools.map((t) => t.descriptor);
@@ -28,7 +36,7 @@ if (!isMainThread) {
   const K = Number(values.workers);
   const workers = await Promise.all(
     Array.from({ length: K }, async () => {
-      const w = new Worker(new URL(import.meta.url));
+      const w = new Worker(new URL(`data:text/javascript,${encodeURIComponent(WORKER)}`));
       // Warm: the compactor's modules loaded and compiled once, as a pool kept by the host would be.
       await new Promise((resolve) => {
         w.once('message', resolve);
