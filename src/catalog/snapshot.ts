@@ -49,11 +49,13 @@ class Entry implements ToolEntry, OwnEntry {
     private standardBody: Body,
     private compactBody?: Body,
     private compactRef?: WeakRef<CompactToolDescriptor>,
+    /** The entry this one carries, while it has no compact body yet: the one compaction serves both. */
+    private compactFrom?: Entry,
   ) {}
 
   /** The next snapshot's entry for a tool whose content `prior` holds: the same bodies, nothing serialized again. */
   static carrying(tool: BuiltTool, prior: Entry): Entry {
-    return new Entry(tool, prior.standardBody, prior.compactBody, prior.compactRef);
+    return new Entry(tool, prior.standardBody, prior.compactBody, prior.compactRef, prior.compactBody === undefined ? prior : undefined);
   }
 
   get standard(): Body {
@@ -61,7 +63,11 @@ class Entry implements ToolEntry, OwnEntry {
   }
 
   get compact(): Body {
-    return (this.compactBody ??= Body.json(JSON.stringify(compactDescriptor(this.tool.descriptor))));
+    if (this.compactBody === undefined) {
+      this.compactBody = this.compactFrom !== undefined ? this.compactFrom.compact : Body.json(JSON.stringify(compactDescriptor(this.tool.descriptor)));
+      this.compactFrom = undefined;
+    }
+    return this.compactBody;
   }
 
   /** Whether the compact bytes exist already. */

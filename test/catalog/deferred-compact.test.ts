@@ -110,6 +110,18 @@ test('a refresh carries the compacted entries; one compaction runs at a time; a 
   stop = true;
   await stopped;
   assert.equal(old.compactServed, false, 'stopped early');
+
+  // A refresh carries entries not compacted yet: one compaction then serves both snapshots.
+  many[3] = { ...many[3], description: 'changed' };
+  const successor = await new Promise<ReturnType<typeof big.current>>((resolve) => {
+    const off = big.onSwap((n) => {
+      off();
+      resolve(n);
+    });
+    big.scheduleRebuild();
+  });
+  const last = old.entries.at(-1)!.tool.descriptor.toolId;
+  assert.equal(successor.byId.get(last)!.compact, old.byId.get(last)!.compact);
 });
 
 test('over HTTP: /readyz says the compact view is building, and GET /tools?view=compact answered meanwhile has the eager bytes', async () => {
