@@ -18,11 +18,15 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HttpDeps): void
     // Redis down is degraded, not unavailable: the replica still serves, with its own buckets.
     const redis = deps.redisHealth?.();
     const status = events?.writable === false ? 'unavailable' : degraded || (redis !== undefined && redis.state !== 'connected') ? 'degraded' : 'ready';
-    return { status, generation: snapshot.generation, tools: snapshot.entries.length, sources, ...(events ? { events } : {}), ...(redis ? { redis } : {}) };
+    // The standard view is served as soon as a snapshot is; the compact one once it is compacted (snapshot.ts).
+    const views = { standard: 'served', compact: snapshot.compactServed ? 'served' : 'building' };
+    return { status, generation: snapshot.generation, tools: snapshot.entries.length, views, sources, ...(events ? { events } : {}), ...(redis ? { redis } : {}) };
   };
 
-  // Ready while a snapshot is served, even if some upstream is stale: the
-  // last good tools are still answered, and `status` says `degraded`. Not
+  // Ready while a snapshot is served, even if some upstream is stale (the
+  // last good tools are still answered, and `status` says `degraded`) or the
+  // compact view is still being made (`views` says so; a compact list asked
+  // for meanwhile is answered once it is made). Not
   // ready (503, `status: unavailable`) while the event log cannot be written:
   // every tool call is refused then, so traffic belongs on another host.
   // /health/sources is the same report, always 200: it describes, it does not gate.
