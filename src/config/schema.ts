@@ -72,6 +72,7 @@ const mcpFrontDoorSchema = Type.Object(
     maxConcurrentCallsPerPrincipal: Type.Optional(Type.Integer({ minimum: 1 })),
     sessionSoftCap: Type.Optional(Type.Integer({ minimum: 1 })),
     sessionMinIdleMs: Type.Optional(Type.Integer({ minimum: 0 })),
+    fastCalls: Type.Optional(Type.Boolean()),
   },
   CLOSED,
 );

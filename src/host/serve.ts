@@ -75,6 +75,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
         search: host.search,
         searchTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpMode === 'search').map(([id]) => id)),
         tracing: host.tracing,
+        fastCalls: mcpConfig.fastCalls,
       });
       host.metrics.gaugeSource('mcpSessions', frontDoor.sessionCount);
     }
