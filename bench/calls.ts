@@ -3,7 +3,7 @@
 // through the front door"). Run alone or from bench/run.ts
 // (`runCallScenarios`):
 //
-//   npx tsx bench/calls.ts [--smoke] [--calls N] [--rounds N] [--concurrency N] [--no-events-row]
+//   npx tsx bench/calls.ts [--smoke] [--calls N] [--rounds N] [--concurrency N] [--no-events-row] [--no-fast-calls] [--compare-roads]
 //
 // Processes (loopback only): server-everything over stdio, spawned by a plain
 // SDK client (the direct reference) and by toolhost (bench/toolhost-child.ts,
@@ -33,6 +33,10 @@ export interface CallScenarioOptions {
   concurrency?: number;
   /** Also measures the front door with no event log, to separate what recording costs. */
   eventsOffRow?: boolean;
+  /** Also measures hosts with `mcp.fastCalls: false`, in the same rounds: the fast road's before and after. */
+  compareRoads?: boolean;
+  /** false: toolhost runs with `mcp.fastCalls: false` (every call through the SDK transport), for before/after figures. */
+  fastCalls?: boolean;
   /** A directory for CPU profiles of toolhost during the front-door runs (BENCH_PROFILE). */
   profileDir?: string;
   log?: (line: string) => void;
@@ -67,10 +71,10 @@ interface Host {
   stop(): Promise<void>;
 }
 
-async function startHost(dir: string, events: boolean): Promise<Host> {
+async function startHost(dir: string, events: boolean, fastCalls: boolean): Promise<Host> {
   const key = `bench-calls-${randomBytes(16).toString('hex')}`;
   const config = {
-    mcp: { enabled: true },
+    mcp: { enabled: true, fastCalls },
     ...(events ? { events: { file: join(dir, 'events.sqlite') } } : {}),
     tenants: { [TENANT]: { description: 'call bench', tools: ['*'], rateLimit: false } },
     principals: [{ id: 'bench-caller', tenant: TENANT, scopes: [], keyHash: hashApiKey(key) }],
@@ -137,6 +141,17 @@ async function measureClients(open: () => Promise<CallClient>, clients: number, 
   }
 }
 
+/** One toolhost of the comparison: with or without an event log, on the fast road or the SDK transport's. */
+interface Variant {
+  label: string;
+  events: boolean;
+  fastCalls: boolean;
+  host?: Host;
+  raw: Tally;
+  sdk: Tally;
+  pack: Tally;
+}
+
 export async function runCallScenarios(options: CallScenarioOptions = {}): Promise<CallRow[]> {
   const smoke = options.smoke ?? false;
   const calls = options.calls ?? (smoke ? 5 : 2000);
@@ -146,23 +161,22 @@ export async function runCallScenarios(options: CallScenarioOptions = {}): Promi
   const log = options.log ?? (() => undefined);
   const tmp = mkdtempSync(join(os.tmpdir(), 'toolhost-bench-calls-'));
   const direct = tally();
-  const raw = tally();
-  const sdk = tally();
-  const rawNoEvents = tally();
-  const pack1 = tally();
   const packN = tally();
-  const hosts: Host[] = [];
+  const variant = (label: string, events: boolean, fastCalls: boolean): Variant => ({ label, events, fastCalls, raw: tally(), sdk: tally(), pack: tally() });
+  const fastRoad = options.fastCalls ?? true;
+  const variants = [variant('', true, fastRoad)];
+  if (options.eventsOffRow) variants.push(variant('no event log', false, fastRoad));
+  if (options.compareRoads && fastRoad) variants.push(variant('SDK transport road (mcp.fastCalls: false)', true, false), variant('SDK transport road, no event log', false, false));
+  const main = variants[0];
   try {
-    const host = await startHost(mkdtempSync(join(tmp, 'events-')), true);
-    hosts.push(host);
-    const quiet = options.eventsOffRow ? await startHost(mkdtempSync(join(tmp, 'no-events-')), false) : undefined;
-    if (quiet) hosts.push(quiet);
+    for (const v of variants) v.host = await startHost(mkdtempSync(join(tmp, 'host-')), v.events, v.fastCalls);
+    const host = main.host!;
     const viaRaw = (h: Host) => () => RawHttpClient.open(h.url, h.authorization);
     const profile = async (what: 'start' | 'stop', name: string) => {
       if (options.profileDir === undefined) return;
       await host.child.ask(what === 'start' ? { type: 'profile-start' } : { type: 'profile-stop', file: join(options.profileDir, `calls_${name}.toolhost.cpuprofile`) }, `profile-${what}`);
     };
-    /** Calls made through the events host, warm-up included: what the event count is divided by. */
+    /** Calls made through the main host, warm-up included: what its event count is divided by. */
     let hostCalls = 0;
     /** Runs clients against a host and records them, with the host's CPU time over the measured calls. */
     const viaHost = async (h: Host, t: Tally, open: () => Promise<CallClient>, clients: number, target: CallTarget, n: number) => {
@@ -179,60 +193,74 @@ export async function runCallScenarios(options: CallScenarioOptions = {}): Promi
     };
     for (let round = 0; round < rounds; round++) {
       const runDirect = async () => record(direct, await measureClients(() => stdioClient(process.execPath, [EVERYTHING, 'stdio'], REPO_ROOT), 1, ECHO, warmup, calls));
-      const runHost = async () => {
-        await profile('start', 'raw');
-        await viaHost(host, raw, viaRaw(host), 1, ECHO_VIA_HOST, calls);
-        await profile('stop', 'raw');
-        await viaHost(host, sdk, () => sdkHttpClient(host.url, host.authorization), 1, ECHO_VIA_HOST, calls);
-        if (quiet) await viaHost(quiet, rawNoEvents, viaRaw(quiet), 1, ECHO_VIA_HOST, calls);
+      const runHosts = async () => {
+        // Each round visits the hosts in another order.
+        for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
+          const h = v.host!;
+          if (v === main) await profile('start', 'raw');
+          await viaHost(h, v.raw, viaRaw(h), 1, ECHO_VIA_HOST, calls);
+          if (v === main) await profile('stop', 'raw');
+          if (v.events) await viaHost(h, v.sdk, () => sdkHttpClient(h.url, h.authorization), 1, ECHO_VIA_HOST, calls);
+          if (v.events) await viaHost(h, v.pack, viaRaw(h), 1, UPPERCASE, calls);
+        }
       };
       // Alternating order, so neither side always runs on a machine the other has just warmed.
       if (round % 2 === 0) {
         await runDirect();
-        await runHost();
+        await runHosts();
       } else {
-        await runHost();
+        await runHosts();
         await runDirect();
       }
       await profile('start', 'node_pack');
-      await viaHost(host, pack1, viaRaw(host), 1, UPPERCASE, calls);
       await viaHost(host, packN, viaRaw(host), concurrency, UPPERCASE, Math.ceil((calls * 2) / concurrency));
       await profile('stop', 'node_pack');
       log(
-        `calls round ${round + 1}/${rounds}: direct p50 ${direct.p50Ms.at(-1)!.toFixed(2)} ms; raw HTTP ${raw.p50Ms.at(-1)!.toFixed(2)} ms; SDK HTTP ${sdk.p50Ms.at(-1)!.toFixed(2)} ms; node-pack ${pack1.callsPerSecond.at(-1)!.toFixed(0)}/s, ×${concurrency} ${packN.callsPerSecond.at(-1)!.toFixed(0)}/s`,
+        `calls round ${round + 1}/${rounds}: direct p50 ${direct.p50Ms.at(-1)!.toFixed(2)} ms; ` +
+          variants.map((v) => `[${v.label || 'toolhost'}] raw ${v.raw.p50Ms.at(-1)!.toFixed(2)} ms${v.events ? `, SDK ${v.sdk.p50Ms.at(-1)!.toFixed(2)} ms, node-pack ${v.pack.callsPerSecond.at(-1)!.toFixed(0)}/s` : ''}`).join('; ') +
+          `; node-pack ×${concurrency} ${packN.callsPerSecond.at(-1)!.toFixed(0)}/s`,
       );
     }
     const eventsPerCall = (await countEvents(host)) / hostCalls;
-    return rows({ direct, raw, sdk, rawNoEvents: quiet ? rawNoEvents : undefined, pack1, packN, concurrency, eventsPerCall, smoke });
+    return rows({ direct, variants, packN, concurrency, eventsPerCall, smoke });
   } finally {
-    await Promise.all(hosts.map((h) => h.stop()));
+    await Promise.all(variants.map((v) => v.host?.stop()));
     rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-function rows(t: { direct: Tally; raw: Tally; sdk: Tally; rawNoEvents?: Tally; pack1: Tally; packN: Tally; concurrency: number; eventsPerCall: number; smoke: boolean }): CallRow[] {
+function rows(t: { direct: Tally; variants: Variant[]; packN: Tally; concurrency: number; eventsPerCall: number; smoke: boolean }): CallRow[] {
   const directP50 = median(t.direct.p50Ms);
   const directRate = median(t.direct.callsPerSecond);
-  const judged = (name: string, x: Tally): CallRow => {
+  const [main] = t.variants;
+  const judged = (name: string, x: Tally, judge: boolean): CallRow => {
     const added = median(x.p50Ms) - directP50;
     const share = median(x.callsPerSecond) / directRate;
     return {
       name,
       ...x,
-      eventsPerCall: t.eventsPerCall,
-      target: '< 1 ms added p50, ≥ 0.5× direct calls/s',
-      met: t.smoke ? undefined : added < 1 && share >= 0.5,
+      eventsPerCall: judge ? t.eventsPerCall : undefined,
+      target: judge ? '< 1 ms added p50, ≥ 0.5× direct calls/s' : undefined,
+      met: judge && !t.smoke ? added < 1 && share >= 0.5 : undefined,
       note: `added p50 ${added.toFixed(2)} ms, ${share.toFixed(2)}× direct calls/s`,
     };
   };
-  const out: CallRow[] = [
-    { name: 'echo, direct over stdio (SDK client)', ...t.direct },
-    judged('echo through /mcp, raw keep-alive HTTP client', t.raw),
-    judged('echo through /mcp, SDK client (Streamable HTTP)', t.sdk),
-  ];
-  if (t.rawNoEvents) out.push({ ...judged('echo through /mcp, raw client, no event log', t.rawNoEvents), eventsPerCall: undefined, target: undefined, met: undefined });
-  const pack = (name: string, x: Tally): CallRow => ({ name, ...x, eventsPerCall: t.eventsPerCall, target: '≥ 2,000 calls/s', met: t.smoke ? undefined : median(x.callsPerSecond) >= 2000 });
-  out.push(pack('node-pack tool through /mcp, 1 raw client', t.pack1), pack(`node-pack tool through /mcp, ${t.concurrency} raw clients`, t.packN));
+  const pack = (name: string, x: Tally, judge: boolean): CallRow => ({
+    name,
+    ...x,
+    eventsPerCall: judge ? t.eventsPerCall : undefined,
+    target: judge ? '≥ 2,000 calls/s' : undefined,
+    met: judge && !t.smoke ? median(x.callsPerSecond) >= 2000 : undefined,
+  });
+  const out: CallRow[] = [{ name: 'echo, direct over stdio (SDK client)', ...t.direct }];
+  for (const v of t.variants) {
+    const suffix = v.label ? `, ${v.label}` : '';
+    const judge = v === main;
+    out.push(judged(`echo through /mcp, raw keep-alive HTTP client${suffix}`, v.raw, judge));
+    if (v.events) out.push(judged(`echo through /mcp, SDK client (Streamable HTTP)${suffix}`, v.sdk, judge));
+  }
+  for (const v of t.variants) if (v.events) out.push(pack(`node-pack tool through /mcp, 1 raw client${v.label ? `, ${v.label}` : ''}`, v.pack, v === main));
+  out.push(pack(`node-pack tool through /mcp, ${t.concurrency} raw clients`, t.packN, true));
   return out;
 }
 
@@ -277,6 +305,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     rounds: opt('rounds'),
     concurrency: opt('concurrency'),
     eventsOffRow: !argv.includes('--no-events-row'),
+    fastCalls: !argv.includes('--no-fast-calls'),
+    compareRoads: argv.includes('--compare-roads'),
     profileDir: process.env.BENCH_PROFILE,
     log: (line) => process.stderr.write(`[calls] ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s  ${line}\n`),
   }).then(
