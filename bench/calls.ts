@@ -18,10 +18,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { hashApiKey } from '../src/auth/api-keys.js';
+import { callTable, type CallRow } from './call-report.js';
 import { RawHttpClient, runSequential, sdkHttpClient, stdioClient, type CallClient, type CallTarget, type ClientRun } from './call-clients.js';
 import { REPO_ROOT } from './config.js';
 import { Child, cpuSeconds, get } from './procs.js';
 import { median, percentile } from './shared.js';
+
+export { callTable, type CallRow } from './call-report.js';
 
 export interface CallScenarioOptions {
   /** Each scenario once with a handful of calls: checks the wiring, measures nothing. */
@@ -40,21 +43,6 @@ export interface CallScenarioOptions {
   /** A directory for CPU profiles of toolhost during the front-door runs (BENCH_PROFILE). */
   profileDir?: string;
   log?: (line: string) => void;
-}
-
-/** One measured row: per-round figures, and its target when it has one. */
-export interface CallRow {
-  name: string;
-  p50Ms: number[];
-  p99Ms: number[];
-  callsPerSecond: number[];
-  /** Toolhost's CPU time (all threads) per call, when the row went through it. */
-  cpuMsPerCall?: number[];
-  /** Events in the log per call made (4: opened, called, returned, closed), when the row recorded events. */
-  eventsPerCall?: number;
-  target?: string;
-  met?: boolean;
-  note?: string;
 }
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -99,7 +87,8 @@ async function startHost(dir: string, events: boolean, fastCalls: boolean): Prom
 /** Every event of the tenant's stream, counted page by page. */
 async function countEvents(host: Host): Promise<number> {
   let count = 0;
-  let after = 0;
+  // Sequences start at 0; -1 reads from the first event.
+  let after = -1;
   for (;;) {
     const res = await get(host.url, `/events?after=${after}&limit=1000`, { authorization: host.authorization });
     if (res.status !== 200) throw new Error(`GET /events: HTTP ${res.status}`);
@@ -262,32 +251,6 @@ function rows(t: { direct: Tally; variants: Variant[]; packN: Tally; concurrency
   for (const v of t.variants) if (v.events) out.push(pack(`node-pack tool through /mcp, 1 raw client${v.label ? `, ${v.label}` : ''}`, v.pack, v === main));
   out.push(pack(`node-pack tool through /mcp, ${t.concurrency} raw clients`, t.packN, true));
   return out;
-}
-
-const range = (xs: number[], digits: number) => {
-  const f = (n: number) => n.toFixed(digits);
-  return `${f(median(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`;
-};
-
-/** The rows as a Markdown table: medians with (min–max) over rounds. */
-export function callTable(rows: CallRow[]): string {
-  const lines = [
-    '| call | p50 ms | p99 ms | calls/s | toolhost CPU ms per call | events per call | target | |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r) =>
-      [
-        r.name,
-        range(r.p50Ms, 2),
-        range(r.p99Ms, 2),
-        range(r.callsPerSecond, 0),
-        r.cpuMsPerCall === undefined || r.cpuMsPerCall.length === 0 ? '—' : range(r.cpuMsPerCall, 2),
-        r.eventsPerCall === undefined ? '—' : r.eventsPerCall.toFixed(2),
-        r.target === undefined ? '—' : `${r.target}${r.note ? `: ${r.note}` : ''}`,
-        r.met === undefined ? '' : r.met ? 'met' : 'missed',
-      ].join(' | '),
-    ),
-  ];
-  return lines.map((l) => (l.startsWith('|') ? l : `| ${l} |`)).join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
