@@ -26,6 +26,7 @@ import { stringify } from 'yaml';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import type { BuildBenchResult } from './build-bench.js';
 import { compiledChild } from './compiled-child.js';
+import { callTable, runCallScenarios } from './calls.js';
 import { benchConfig, REPO_ROOT, SERVER_ID, TENANTS, type TenantName } from './config.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { Child, closeAgent, cpuSeconds, get, type RawResponse } from './procs.js';
@@ -526,7 +527,10 @@ async function main(): Promise<void> {
   await loadChild.stop();
   closeAgent();
 
-  // 7. Report.
+  // 7. tools/call through /mcp beside the same call made directly (bench/calls.ts).
+  const callRows = only === undefined || 'tools/call through /mcp'.includes(only) ? await runCallScenarios({ smoke: SMOKE, calls: QUICK && !SMOKE ? 300 : undefined, rounds: QUICK && !SMOKE ? 1 : undefined, log }) : [];
+
+  // 8. Report.
   const load = { min: Math.min(...loadSamples), max: Math.max(...loadSamples), median: median(loadSamples) };
   const cold = builds.map((b) => b.coldSnapshotMs);
   const coldAll = builds.filter((b) => Number.isFinite(b.coldCompressMs)).map((b) => b.coldSnapshotMs + b.coldListsMs + b.coldCompressMs);
@@ -605,6 +609,7 @@ async function main(): Promise<void> {
     '',
     targets,
     '',
+    ...(callRows.length ? ['### tools/call through /mcp (bench/calls.ts)', '', callTable(callRows), ''] : []),
   ].join('\n');
   process.stdout.write(`\n${report}\n`);
 

@@ -76,6 +76,7 @@ const mcpFrontDoorSchema = Type.Object(
     sessionMinIdleMs: Type.Optional(Type.Integer({ minimum: 0 })),
     /** The key replicas sign MCP session ids with (at least 32 bytes, from an env variable or a file): any replica then serves any session (docs/mcp.md "Several replicas"). */
     sessionKey: Type.Optional(secretRefSchema),
+    fastCalls: Type.Optional(Type.Boolean()),
   },
   CLOSED,
 );

@@ -102,6 +102,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
         searchTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpMode === 'search').map(([id]) => id)),
         tracing: host.tracing,
         replicas: replicasOf(host, options.env ?? process.env),
+        fastCalls: mcpConfig.fastCalls,
       });
       host.metrics.gaugeSource('mcpSessions', frontDoor.sessionCount);
     }

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Authenticator, Principal } from '../auth/principal.js';
@@ -24,6 +24,7 @@ import { DISABLED_TRACING, type Tracing } from '../observability/tracing.js';
 import { callCatalogTool, CallRefused } from '../invoke/call.js';
 import type { InvokeDeps } from '../invoke/types.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, elicitationPrompt } from './approval.js';
+import { FrontDoorTransport } from './fast-call.js';
 import { callRelay, type LogThreshold } from './relay.js';
 import { CALL_TOOL, innerCall, MCP_MODES, type McpMode, SEARCH_MODE_TOOLS, SEARCH_TOOL, SearchModeRefusal, searchTools } from './search-mode.js';
 import { DEFAULT_SESSION_LIMITS, identityOf, type McpSession, SessionRegistry, type SessionLimits } from './sessions.js';
@@ -63,6 +64,8 @@ export interface FrontDoorOptions {
    * and session closes to the other replicas.
    */
   replicas?: ReplicaOptions;
+  /** false: a tools/call takes the SDK transport's road too (`mcp.fastCalls`; src/mcp/fast-call.ts). */
+  fastCalls?: boolean;
 }
 
 const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
@@ -245,7 +248,8 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
       sessions.add(opened);
       return opened;
     };
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: StreamableHTTPServerTransport = new FrontDoorTransport({
+      fastCalls: options.fastCalls ?? true,
       sessionIdGenerator: newId,
       enableDnsRebindingProtection: true,
       allowedHosts: [...loopbackHosts(request), ...(options.allowedHosts ?? [])],

@@ -39,6 +39,14 @@ const TARGETS = [
   /^… after 2 list_changed refreshes/,
 ];
 
+const CALL_ROWS = [
+  'echo, direct over stdio (SDK client)',
+  'echo through /mcp, raw keep-alive HTTP client',
+  'echo through /mcp, SDK client (Streamable HTTP)',
+  'node-pack tool through /mcp, 1 raw client',
+  'node-pack tool through /mcp, 2 raw clients',
+];
+
 /** The rows of the markdown table under `heading`, as cells. */
 function tableUnder(report: string, heading: string): string[][] {
   const lines = report.split('\n');
@@ -51,6 +59,7 @@ function tableUnder(report: string, heading: string): string[][] {
 }
 
 const COUNT = /^[\d,]+$/;
+const MS_RANGE = /^[\d,]+\.\d\d \([\d,]+\.\d\d–[\d,]+\.\d\d\)$/;
 // Every connection makes its requests, however loaded the machine: a rate of 0 means nothing was answered.
 const MEDIAN_RANGE = /^[1-9][\d,]* \([1-9][\d,]*–[1-9][\d,]*\)$/;
 // A CPU ratio of runs this short may divide by zero (CPU time is read in 10 ms ticks): n/a is well-formed.
@@ -81,6 +90,23 @@ test('npm run bench -- --smoke runs every part and reports every row, well-forme
     else assert.equal(floorRatio, '—', name);
     assert.match(target, /^(—|≥ 0\.\d+)$/, `${name}: target`);
     assert.match(verdict, target === '—' ? /^$/ : /^(met|\*\*missed\*\*)$/, `${name}: verdict`);
+  }
+
+  // tools/call through /mcp beside the direct call (bench/calls.ts): every row, each with figures; verdicts only when measuring.
+  const calls = tableUnder(stdout, '### tools/call through /mcp (bench/calls.ts)');
+  assert.deepEqual(calls.map((r) => r[0]), CALL_ROWS);
+  for (const [name, p50, p99, rate, cpu, events, target, verdict] of calls) {
+    assert.match(p50, MS_RANGE, `${name}: p50`);
+    assert.match(p99, MS_RANGE, `${name}: p99`);
+    assert.match(rate, MEDIAN_RANGE, `${name}: calls/s`);
+    if (name.includes('direct')) assert.deepEqual([cpu, events, target], ['—', '—', '—'], name);
+    else {
+      assert.match(cpu, MS_RANGE, `${name}: CPU per call`);
+      // Four events per call: opened, called, returned, closed.
+      assert.equal(events, '4.00', `${name}: events per call`);
+      assert.match(target, /^(< 1 ms added p50|≥ 2,000 calls\/s)/, `${name}: target`);
+    }
+    assert.equal(verdict, '', `${name}: a smoke run judges nothing`);
   }
 
   const targets = tableUnder(stdout, '### Latency, build, refresh, memory');
