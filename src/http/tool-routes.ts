@@ -11,7 +11,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
 import { ContractError } from '../contract/errors.js';
 import type { HttpDeps } from './deps.js';
-import { principalOf } from './auth-hook.js';
+import { callerOf } from './auth-hook.js';
 import { protocolGate, sendBody, sendContractError, sendError } from './respond.js';
 
 const READ_METHODS = 'GET, HEAD';
@@ -54,16 +54,13 @@ function withPrincipal(
   answer: (principal: Principal) => FastifyReply | Promise<FastifyReply>,
 ): undefined | FastifyReply | Promise<FastifyReply> {
   if (!protocolGate(request, reply)) return reply;
-  let resolved: Principal | Promise<Principal>;
-  try {
-    resolved = principalOf(request, deps.authenticator);
-  } catch (err) {
-    if (!(err instanceof ContractError)) throw err;
-    sendContractError(reply, err);
+  const caller = callerOf(request, deps.authenticator);
+  if (caller instanceof Promise) return caller.then((c) => (c instanceof ContractError ? sendContractError(reply, c) : answer(c)));
+  if (caller instanceof ContractError) {
+    sendContractError(reply, caller);
     return undefined;
   }
-  if (resolved instanceof Promise) return resolved.then(answer);
-  const sent = answer(resolved);
+  const sent = answer(caller);
   // A body still being compressed: fastify waits for the promise.
   return sent instanceof Promise ? sent : undefined;
 }
