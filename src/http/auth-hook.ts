@@ -3,6 +3,7 @@
 // `WWW-Authenticate: Bearer`, never the credential echoed back. An admitted
 // principal is then held to its rate limit (429 `rate_limited` with
 // `Retry-After`), and recorded on the request for the audit line.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Logger } from 'pino';
 import { bearerToken, type AuthOutcome, type Authenticator, type Principal } from '../auth/principal.js';
@@ -56,7 +57,7 @@ function refusalOf(authenticator: Authenticator, presented: boolean, reason: str
 }
 
 /** The principal, or the refusal to answer with (not thrown). */
-function admitted(request: FastifyRequest, authenticator: Authenticator, outcome: AuthOutcome): Principal | ContractError {
+function admitted(request: AuthTarget, authenticator: Authenticator, outcome: AuthOutcome): Principal | ContractError {
   if (!outcome.ok) {
     request.authFailure = outcome.reason;
     request.authFailureKind = outcome.unavailable ? 'unavailable' : !outcome.presented ? 'missing' : isJwtShaped(request.headers.authorization) ? 'invalid_jwt' : 'invalid_api_key';
@@ -80,7 +81,7 @@ const malformedRefusals = new WeakMap<Authenticator, ContractError>();
  * are unavailable): synchronous when the credential can be checked without
  * async work (API keys, a remembered JWT), a promise otherwise.
  */
-export function callerOf(request: FastifyRequest, authenticator: Authenticator): Principal | ContractError | Promise<Principal | ContractError> {
+export function callerOf(request: AuthTarget, authenticator: Authenticator): Principal | ContractError | Promise<Principal | ContractError> {
   const token = bearerToken(request.headers.authorization);
   if (token === null) {
     request.authFailure = 'malformed Authorization header';
@@ -147,29 +148,41 @@ const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
 type Hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
 
+/** What the audit line and the request count read of a request: FastifyRequest, or the catalog's fast path's own record. */
+export interface AuthTarget {
+  readonly headers: IncomingHttpHeaders;
+  readonly method: string;
+  principal: Principal | null;
+  authFailure: string | null;
+  authFailureKind: string | null;
+}
+
 /**
  * The audit trail: one structured line per request that reached
  * authentication (principal id, tenant, credential kind, route pattern,
  * status, duration), and one per refused attempt with the reason. Never the
- * credential, never the raw URL. The route pattern is captured when the
- * route is registered, so a request builds nothing but the log line.
+ * credential, never the raw URL.
  */
+export function writeAuditLine(logger: Logger, route: string, request: AuthTarget, status: number, elapsedMs: number): void {
+  const p = request.principal;
+  if (p !== null) {
+    logger.info({ principal: p.id, tenant: p.tenant, kind: p.kind, method: request.method, route, status, durationMs: round3(elapsedMs) }, 'request');
+  } else if (request.authFailure !== null) {
+    logger.info({ principal: null, method: request.method, route, status, durationMs: round3(elapsedMs), reason: request.authFailure }, 'request refused');
+  }
+}
+
+/** The route pattern is captured when the route is registered, so a request builds nothing but the log line. */
 function auditHook(logger: Logger, route: string): Hook {
   return (request, reply, done) => {
-    const p = request.principal;
-    if (p !== null) {
-      logger.info(
-        { principal: p.id, tenant: p.tenant, kind: p.kind, method: request.method, route, status: reply.statusCode, durationMs: round3(reply.elapsedTime) },
-        'request',
-      );
-    } else if (request.authFailure !== null) {
-      logger.info(
-        { principal: null, method: request.method, route, status: reply.statusCode, durationMs: round3(reply.elapsedTime), reason: request.authFailure },
-        'request refused',
-      );
-    }
+    writeAuditLine(logger, route, request, reply.statusCode, reply.elapsedTime);
     done();
   };
+}
+
+/** The audit lines' logger: `audit: true` is serialized once, in the child's bindings. */
+export function auditLoggerOf(logger: Logger): Logger {
+  return logger.child({ audit: true });
 }
 
 /**
@@ -183,8 +196,7 @@ export function registerAuthHooks(app: FastifyInstance, authenticator: Authentic
   app.decorateRequest('authFailure', null);
   app.decorateRequest('authFailureKind', null);
   const audit = authenticator.audit !== false;
-  // `audit: true` is serialized once, in the child's bindings.
-  const auditLogger = logger.child({ audit: true });
+  const auditLogger = auditLoggerOf(logger);
   const anonymous: Hook = (_request, reply, done) => {
     if (!refuseAnonymous(reply, authenticator)) done();
   };

@@ -16,7 +16,7 @@ import { protocolGate, sendBody, sendContractError, sendError } from './respond.
 
 const READ_METHODS = 'GET, HEAD';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
-const NOT_FOUND_MESSAGE = 'no tool with that id is available';
+export const NOT_FOUND_MESSAGE = 'no tool with that id is available';
 const PREFIX_LENGTH = '/tools/'.length;
 
 /** Only exactly `view=compact` selects the compact view; anything else is the standard view. */
@@ -25,7 +25,7 @@ function wantsCompact(request: FastifyRequest): boolean {
 }
 
 /** The toolId from the raw path, percent-decoded once (ids may hold `:` `/` `.`). */
-function toolIdFromUrl(url: string): string {
+export function toolIdFromUrl(url: string): string {
   const q = url.indexOf('?', PREFIX_LENGTH);
   const path = q < 0 ? url.slice(PREFIX_LENGTH) : url.slice(PREFIX_LENGTH, q);
   if (!path.includes('%')) return path;
