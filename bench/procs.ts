@@ -24,10 +24,12 @@ export class Child {
     args: string[] = [],
     execArgv: string[] = [],
     stdout: 'inherit' | 'ignore' | 'pipe' = 'ignore',
+    /** Variables added to this process's environment for the child. */
+    env: Record<string, string> = {},
   ) {
     // TypeScript through tsx; compiled JavaScript (the toolhost child, bench/compiled-child.ts) on plain node.
     const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
-    this.proc = fork(script, args, { execArgv: [...loader, ...execArgv], stdio: ['ignore', stdout, 'inherit', 'ipc'] });
+    this.proc = fork(script, args, { execArgv: [...loader, ...execArgv], stdio: ['ignore', stdout, 'inherit', 'ipc'], env: { ...process.env, ...env } });
     this.proc.on('message', (m: Message) => {
       const i = this.waiting.findIndex((w) => w.type === m.type);
       if (i >= 0) this.waiting.splice(i, 1)[0].resolve(m);

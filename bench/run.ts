@@ -4,7 +4,7 @@
 //   npx tsx bench/run.ts --quick    short run (1,000 tools, short loads, no docs)
 //   npx tsx bench/run.ts --smoke    every part once on a tiny corpus (figures meaningless), in npm test
 //   options: --tools N  --reps N  --duration S  --build-reps N  --list-changed N
-//            --only SUBSTRING (scenarios)  --no-sweep  --no-audit  --no-docs
+//            --only 'SUBSTRING|SUBSTRING' (scenarios)  --no-sweep  --no-audit  --no-docs
 //   BENCH_PROFILE=DIR writes a CPU profile of toolhost per scenario (its measured runs only) to DIR.
 //
 // Processes (each in its own process, loopback only):
@@ -27,11 +27,13 @@ import { hashApiKey } from '../src/auth/api-keys.js';
 import type { BuildBenchResult } from './build-bench.js';
 import { compiledChild } from './compiled-child.js';
 import { callTable, runCallScenarios } from './calls.js';
-import { benchConfig, REPO_ROOT, SERVER_ID, TENANTS, type TenantName } from './config.js';
-import type { LoadJob, LoadResult } from './load.js';
-import { Child, closeAgent, cpuSeconds, get, type RawResponse } from './procs.js';
-import { median, routeKey } from './shared.js';
-import { domainOf, makeTools, toolName } from './tools.js';
+import { benchConfig, REPO_ROOT, TENANTS, type TenantName } from './config.js';
+import { compareInRounds, LoadGenerator, type Measured, type Server } from './measure.js';
+import { Child, closeAgent, get } from './procs.js';
+import { byIdScenarios, refusalScenarios, RouteBook, shuffled, toolPath as toolPathOf, type Scenario } from './scenarios.js';
+import { median } from './shared.js';
+import { LoadSampler, targetsTable, type TargetRow } from './targets.js';
+import { domainOf, makeTools } from './tools.js';
 
 // ---- options ----------------------------------------------------------------
 
@@ -65,7 +67,8 @@ const O = {
   latencySeconds: QUICK ? 0.5 : 4,
   byIdSample: SMOKE ? 40 : QUICK ? 200 : 1000,
   sweep: QUICK || flag('no-sweep') ? [] : [1, 4, 16, 64],
-  audit: !QUICK && !flag('no-audit'),
+  // The small answers' targets are with the audit line on (the default): the smoke run starts that host too.
+  audit: (SMOKE || !QUICK) && !flag('no-audit'),
   docs: !QUICK && !flag('no-docs') && !only,
 };
 const COMMAND = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
@@ -78,11 +81,9 @@ process.on('exit', () => (process.env.BENCH_KEEP ? process.stderr.write(`[bench]
 // ---- machine load -------------------------------------------------------------
 
 const started = Date.now();
-const loadSamples: number[] = [];
-const sampleLoad = () => loadSamples.push(os.loadavg()[0]);
-sampleLoad();
-const loadTimer = setInterval(sampleLoad, 5000);
-loadTimer.unref();
+const loadSampler = new LoadSampler();
+/** Every target of the issue, one row each, added by the part of the run that measures it. */
+const targetRows: TargetRow[] = [];
 
 const log = (line: string) => process.stderr.write(`[bench] ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s  ${line}\n`);
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a');
@@ -147,72 +148,27 @@ const toolhostChild = () => (process.env.BENCH_CHILD_TSX ? join(HERE, 'toolhost-
 
 // ---- scenarios ------------------------------------------------------------------
 
-interface Req {
-  path: string;
-  headers: Record<string, string>;
-}
-
-interface Scenario {
-  name: string;
-  /** Small answers: also measured on bare fastify. */
-  small?: boolean;
-  /** Seconds per run when not the default (large bodies need longer for enough requests). */
-  duration?: number;
-  /** Target ratio to the baseline (undefined: reported only). */
-  target?: number;
-  connections: number;
-  expect: number;
-  requests: Req[];
-}
-
-function shuffled<T>(xs: T[], seed: number): T[] {
-  const out = [...xs];
-  let s = seed;
-  for (let i = out.length - 1; i > 0; i--) {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    const j = s % (i + 1);
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
-
-const toolId = (i: number) => `mcp:${SERVER_ID}.${toolName(i, O.tools)}`;
-const toolPath = (i: number, compact = false) => `/tools/${encodeURIComponent(toolId(i))}${compact ? '?view=compact' : ''}`;
+const toolPath = (i: number, compact = false) => toolPathOf(i, O.tools, compact);
 
 function listConnections(bytes: number): number {
   return bytes < 1 << 20 ? 16 : bytes < 8 << 20 ? 4 : 2;
 }
 
-async function scenarios(host: Toolhost): Promise<{ list: Scenario[]; routes: Map<string, RawResponse> }> {
-  const routes = new Map<string, RawResponse>();
-  /** Fetches from toolhost once: the bytes the baseline will answer with. */
-  const fetchRoute = async (r: Req): Promise<RawResponse> => {
-    const key = routeKey(r.headers.authorization, r.path, r.headers['accept-encoding'], r.headers['if-none-match']);
-    let res = routes.get(key);
-    if (!res) {
-      res = await get(host.url, r.path, r.headers);
-      routes.set(key, res);
-    }
-    return res;
-  };
-  const list: Scenario[] = [];
+async function scenarios(host: Toolhost): Promise<{ list: Scenario[]; book: RouteBook }> {
+  const book = new RouteBook(host.url);
   const sample = shuffled(
     Array.from({ length: O.tools }, (_, i) => i),
     42,
   ).slice(0, O.byIdSample);
-
-  for (const compact of [false, true]) {
-    const requests = sample.map((i) => ({ path: toolPath(i, compact), headers: { authorization: auth('all') } }));
-    for (const r of requests) if ((await fetchRoute(r)).status !== 200) throw new Error(`${r.path}: not 200`);
-    list.push({ name: `GET /tools/{id} ${compact ? 'compact' : 'standard'}`, small: true, target: 0.75, connections: 32, expect: 200, requests });
-  }
+  const small = { tools: O.tools, sample, auth };
+  const list: Scenario[] = await byIdScenarios(book, small);
   for (const tenant of ['small', 'mid', 'all'] as const) {
     for (const compact of [false, true]) {
       for (const encoding of [undefined, 'gzip', 'br'] as const) {
         const headers: Record<string, string> = { authorization: auth(tenant) };
         if (encoding) headers['accept-encoding'] = encoding;
         const r = { path: compact ? '/tools?view=compact' : '/tools', headers };
-        const res = await fetchRoute(r);
+        const res = await book.fetch(r);
         if (res.status !== 200 || res.headers['content-encoding'] !== encoding) throw new Error(`${r.path} ${encoding}: ${res.status} ${res.headers['content-encoding']}`);
         const count = tenant === 'small' ? 50 : tenant === 'mid' ? O.tools / 10 : O.tools;
         list.push({
@@ -226,87 +182,21 @@ async function scenarios(host: Toolhost): Promise<{ list: Scenario[]; routes: Ma
       }
     }
   }
-  {
-    const r = { path: '/tools', headers: { authorization: auth('mid') } };
-    const etag = String((await fetchRoute(r)).headers.etag);
-    const inm = { path: '/tools', headers: { authorization: auth('mid'), 'if-none-match': etag } };
-    if ((await fetchRoute(inm)).status !== 304) throw new Error('no 304');
-    list.push({ name: `GET /tools ${fmt(O.tools / 10)} If-None-Match (304)`, small: true, target: 0.75, connections: 32, expect: 304, requests: [inm] });
-  }
-  {
-    const requests: Req[] = [];
-    for (const i of sample.slice(0, 200)) {
-      const plain = { path: toolPath(i), headers: { authorization: auth('all') } };
-      const etag = String((await fetchRoute(plain)).headers.etag);
-      const r = { path: plain.path, headers: { authorization: auth('all'), 'if-none-match': etag } };
-      if ((await fetchRoute(r)).status !== 304) throw new Error('no 304');
-      requests.push(r);
-    }
-    list.push({ name: 'GET /tools/{id} If-None-Match (304)', small: true, target: 0.75, connections: 32, expect: 304, requests });
-  }
-  {
-    const r = { path: '/tools', headers: {} };
-    if ((await fetchRoute(r)).status !== 401) throw new Error('no 401');
-    list.push({ name: 'GET /tools without credential (401)', small: true, target: 0.75, connections: 32, expect: 401, requests: [r] });
-  }
-  {
-    // Ids that exist but that the 50-tool tenant may not see.
-    const requests = sample.filter((i) => i >= 50).slice(0, 200).map((i) => ({ path: toolPath(i), headers: { authorization: auth('small') } }));
-    for (const r of requests) if ((await fetchRoute(r)).status !== 404) throw new Error(`${r.path}: not 404`);
-    list.push({ name: 'GET /tools/{id} invisible (404)', small: true, target: 0.75, connections: 32, expect: 404, requests });
-  }
-  return { list: only ? list.filter((s) => s.name.includes(only)) : list, routes };
-}
-
-function writeBaselineRoutes(routes: Map<string, RawResponse>): string {
-  const specs: { key: string; status: number; headers: Record<string, string>; contractHeaders: Record<string, string>; file?: string }[] = [];
-  let n = 0;
-  for (const [key, res] of routes) {
-    const headers: Record<string, string> = {};
-    if (res.body.length > 0 && res.headers['content-type']) headers['content-type'] = String(res.headers['content-type']);
-    if (res.headers['content-encoding']) headers['content-encoding'] = String(res.headers['content-encoding']);
-    // Every header toolhost sent but the ones node:http adds itself: what the contract asks for (ETag, Vary, ...).
-    const contractHeaders: Record<string, string> = {};
-    for (const [name, value] of Object.entries(res.headers)) {
-      if (!['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)) contractHeaders[name] = String(value);
-    }
-    let file: string | undefined;
-    if (res.body.length > 0) {
-      file = join(tmp, `body-${n++}.bin`);
-      writeFileSync(file, res.body);
-    }
-    specs.push({ key, status: res.status, headers, contractHeaders, file });
-  }
-  const file = join(tmp, 'routes.json');
-  writeFileSync(file, JSON.stringify(specs));
-  return file;
+  list.push(...(await refusalScenarios(book, small)));
+  // --only 'A|B': the scenarios whose names contain A or B.
+  const wanted = only?.split('|');
+  return { list: wanted ? list.filter((s) => wanted.some((w) => s.name.includes(w))) : list, book };
 }
 
 // ---- load -------------------------------------------------------------------------
 
-let loadChild: Child;
-let jobId = 0;
+let loadGen: LoadGenerator;
 
-async function load(job: LoadJob): Promise<LoadResult> {
-  const id = ++jobId;
-  const reply = await loadChild.ask<{ type: 'result'; id: number; result?: LoadResult; error?: string }>({ type: 'run', id, job }, 'result', (job.duration + 60) * 1000);
-  if (reply.error || !reply.result) throw new Error(`load: ${reply.error}`);
-  return reply.result;
-}
+const onWrong = (line: string) => log(`  ${line}`);
 
-interface Measured extends LoadResult {
-  /** Server CPU microseconds per request (all threads). */
-  cpuUsPerReq: number;
-}
-
-async function measure(url: string, pid: number, s: Scenario, duration: number, overallRate?: number, connections = s.connections): Promise<Measured> {
-  const cpu0 = cpuSeconds(pid);
+async function measure(server: Server, s: Scenario, duration: number, overallRate?: number, connections = s.connections): Promise<Measured> {
   // The smoke run makes a few requests per connection, so that every scenario is answered however loaded the machine.
-  const r = await load({ url, connections, duration, requests: s.requests, ...(overallRate ? { overallRate } : {}), ...(SMOKE ? { amount: connections * 2 } : {}) });
-  const cpu = cpuSeconds(pid) - cpu0;
-  const wrong = Object.entries(r.statuses).filter(([code]) => Number(code) !== s.expect);
-  if (wrong.length > 0 || r.errors > 0) log(`  ${s.name} @ ${url}: unexpected ${JSON.stringify(Object.fromEntries(wrong))}, ${r.errors} errors`);
-  return { ...r, cpuUsPerReq: (cpu * 1e6) / Math.max(1, r.requests) };
+  return loadGen.measure(server, s, duration, { overallRate, connections, perConnection: SMOKE ? 2 : undefined }, onWrong);
 }
 
 interface Row {
@@ -318,34 +208,23 @@ interface Row {
   ratios: number[];
   floorRatios: number[];
   cpuRatios: number[];
-}
-
-interface Server {
-  url: string;
-  pid: number;
+  span: { from: number; to: number };
 }
 
 async function compare(s: Scenario, host: Server, base: Server, floor?: Server): Promise<Row> {
-  const servers = floor ? [host, base, floor] : [host, base];
-  if (O.warmup > 0) for (const x of servers) await measure(x.url, x.pid, s, O.warmup);
-  const row: Row = { scenario: s, host: [], base: [], floor: [], ratios: [], floorRatios: [], cpuRatios: [] };
-  for (let r = 0; r < O.reps; r++) {
-    // Alternate the order: T B (F), (F) B T, T B (F) ...
-    const order = r % 2 === 0 ? servers : [...servers].reverse();
-    const got = new Map<Server, Measured>();
-    for (const x of order) got.set(x, await measure(x.url, x.pid, s, s.duration ?? O.duration));
-    const h = got.get(host)!;
-    const b = got.get(base)!;
-    row.host.push(h);
-    row.base.push(b);
-    row.ratios.push(h.rps / b.rps);
-    row.cpuRatios.push(b.cpuUsPerReq / h.cpuUsPerReq);
-    if (floor) {
-      const f = got.get(floor)!;
-      row.floor.push(f);
-      row.floorRatios.push(f.rps / b.rps);
-    }
-  }
+  const from = Date.now();
+  const servers = floor ? [host, floor] : [host];
+  const c = await compareInRounds(loadGen, s, servers, base, { rounds: O.reps, duration: O.duration, warmup: O.warmup, perConnection: SMOKE ? 2 : undefined, onWrong });
+  const row: Row = {
+    scenario: s,
+    host: c.runs.get(host)!,
+    base: c.runs.get(base)!,
+    floor: floor ? c.runs.get(floor)! : [],
+    ratios: c.ratios.get(host)!,
+    floorRatios: floor ? c.ratios.get(floor)! : [],
+    cpuRatios: c.cpuRatios.get(host)!,
+    span: { from, to: Date.now() },
+  };
   const floorText = floor ? `, bare fastify ${fmt(median(row.floor.map((m) => m.rps)))} (${fmt(median(row.floorRatios), 2)})` : '';
   log(`${s.name}: ${fmt(median(row.host.map((m) => m.rps)))} vs ${fmt(median(row.base.map((m) => m.rps)))} req/s, ratio ${fmt(median(row.ratios), 2)}${floorText}`);
   return row;
@@ -419,16 +298,17 @@ async function main(): Promise<void> {
   log(`upstream: ${upstreamDesc}; tenants: ${domainOf(0, O.tools)}_* for mid`);
 
   // 1. Build and refresh, in-process.
+  const buildSpan = { from: Date.now(), to: 0 };
   const builds = await buildBench();
+  buildSpan.to = Date.now();
 
   // 2. Hosts.
-  loadChild = new Child('load', join(HERE, 'load.ts'));
-  await loadChild.next('ready');
+  loadGen = await LoadGenerator.start(join(HERE, 'load.ts'));
   const t0 = Date.now();
   const host = await startToolhost(false);
   log(`toolhost up in ${fmt(Date.now() - t0)} ms (first build ${fmt(host.ready.buildMs)} ms) at ${host.url}`);
   const coldStart = { standard: host.ready.processMs, both: await host.compacted };
-  const { list, routes } = await scenarios(host);
+  const { list, book } = await scenarios(host);
   type Memory = { rss: number; heapUsed: number; external: number; arrayBuffers: number };
   const memText = (m: Memory) => `RSS ${mb(m.rss)} (JS heap ${mb(m.heapUsed)}, buffers ${mb(m.arrayBuffers)})`;
   const stats0 = await host.child.ask<{ type: 'stats'; memory: Memory }>({ type: 'stats' });
@@ -437,14 +317,14 @@ async function main(): Promise<void> {
   // Settle: collect the start-up and warm-up garbage (a host that has run for a while has), so the
   // first scenarios do not pay for it.
   await host.child.ask({ type: 'stats' });
-  const routesFile = writeBaselineRoutes(routes);
+  const routesFile = book.write(tmp);
   const baseline = new Child('baseline', join(HERE, 'baseline.ts'), [routesFile]);
   const fastifyFloor = new Child('fastify-floor', join(HERE, 'fastify-floor.ts'), [routesFile, ...(process.env.BENCH_FLOOR_CONTRACT_HEADERS ? ['--contract-headers'] : [])]);
   const baseReady = await baseline.next<{ type: 'ready'; url: string }>('ready');
   const floorReady = await fastifyFloor.next<{ type: 'ready'; url: string }>('ready');
-  const H = { url: host.url, pid: host.child.pid };
-  const B = { url: baseReady.url, pid: baseline.pid };
-  const F = { url: floorReady.url, pid: fastifyFloor.pid };
+  const H: Server = { name: 'toolhost', url: host.url, pid: host.child.pid };
+  const B: Server = { name: 'baseline', url: baseReady.url, pid: baseline.pid };
+  const F: Server = { name: 'bare fastify', url: floorReady.url, pid: fastifyFloor.pid };
 
   // 3. Throughput, alternating. Small answers are also measured on bare fastify.
   const rows: Row[] = [];
@@ -460,17 +340,20 @@ async function main(): Promise<void> {
   const byId = list.find((s) => s.name === 'GET /tools/{id} standard');
   const sweep: { c: number; host: number; base: number }[] = [];
   let latency: { rate: number; host: Measured; base: Measured } | undefined;
+  const latencySpan = { from: 0, to: 0 };
   if (byId) {
     for (const c of O.sweep) {
-      const h = await measure(H.url, H.pid, byId, O.duration, undefined, c);
-      const b = await measure(B.url, B.pid, byId, O.duration, undefined, c);
+      const h = await measure(H, byId, O.duration, undefined, c);
+      const b = await measure(B, byId, O.duration, undefined, c);
       sweep.push({ c, host: h.rps, base: b.rps });
       log(`sweep c=${c}: ${fmt(h.rps)} vs ${fmt(b.rps)}`);
     }
     const saturating = Math.max(median(rows.find((r) => r.scenario === byId)!.host.map((m) => m.rps)), ...sweep.map((x) => x.host));
     const rate = Math.round(saturating / 2);
     const dur = Math.max(O.duration, O.latencySeconds);
-    latency = { rate, host: await measure(H.url, H.pid, byId, dur, rate, 16), base: await measure(B.url, B.pid, byId, dur, rate, 16) };
+    latencySpan.from = Date.now();
+    latency = { rate, host: await measure(H, byId, dur, rate, 16), base: await measure(B, byId, dur, rate, 16) };
+    latencySpan.to = Date.now();
     log(`latency at ${fmt(rate)} req/s: p99 ${fmt(latency.host.p99, 2)} ms (baseline ${fmt(latency.base.p99, 2)} ms)`);
   }
 
@@ -480,6 +363,7 @@ async function main(): Promise<void> {
   // latency of one change, which the target is about. Back to back: 200 ms
   // apart, the previous change's background work still running.
   const changes: ChangeResult[] = [];
+  const changesSpan = { from: Date.now(), to: 0 };
   const rapidChanges: ChangeResult[] = [];
   // Profiled: spaced rounds 3 to 5 (the first ones run the new code paths cold).
   const profileDir = process.env.BENCH_PROFILE;
@@ -495,6 +379,7 @@ async function main(): Promise<void> {
     log(`list_changed back to back ${i + 1}: served after ${fmt(rapidChanges[i].servedMs)} ms (rebuild ${fmt(rapidChanges[i].buildMs)} ms)`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  changesSpan.to = Date.now();
   const statsAfter = await host.child.ask<{ type: 'stats'; memory: Memory }>({ type: 'stats' });
   log(`after the refreshes: ${memText(statsAfter.memory)}`);
   await host.child.stop();
@@ -510,27 +395,43 @@ async function main(): Promise<void> {
     : [await transportFloor(O.changeGapMs), await transportFloor(200)];
   log(`transport floor (bare client re-reading every page): ${fmt(median(floorSpaced))} ms spaced, ${fmt(median(floorRapid))} ms back to back`);
 
-  // 6. Audit on: the same host, one audit line per request.
+  // 6. Audit on (the default, and what the small answers' targets are about):
+  // a second host, one audit line per request; a list as context.
   const auditRows: Row[] = [];
   if (O.audit) {
     const audited = await startToolhost(true);
     await audited.child.ask({ type: 'stats' }); // settle, as above
-    const A = { url: audited.url, pid: audited.child.pid };
-    for (const name of ['GET /tools/{id} standard', `GET /tools ${fmt(O.tools / 10)} standard identity`, 'GET /tools without credential (401)', 'GET /tools/{id} invisible (404)']) {
-      const s = list.find((x) => x.name === name);
-      if (s) auditRows.push(await compare(s, A, B));
+    const A: Server = { name: 'toolhost(audit)', url: audited.url, pid: audited.child.pid };
+    for (const s of list) {
+      if (s.small || s.name === `GET /tools ${fmt(O.tools / 10)} standard identity`) auditRows.push(await compare(s, A, B));
     }
     await audited.child.stop();
   }
   await baseline.stop();
   await fastifyFloor.stop();
-  await loadChild.stop();
+  await loadGen.stop();
   closeAgent();
 
   // 7. tools/call through /mcp beside the same call made directly (bench/calls.ts).
+  const callsSpan = { from: Date.now(), to: 0 };
   const callRows = only === undefined || 'tools/call through /mcp'.includes(only) ? await runCallScenarios({ smoke: SMOKE, calls: QUICK && !SMOKE ? 300 : undefined, rounds: QUICK && !SMOKE ? 1 : undefined, log }) : [];
+  callsSpan.to = Date.now();
+  // The two tools/call targets, per round: added p50 and calls/s against the direct call of the same round.
+  const direct = callRows.find((r) => r.name.startsWith('echo, direct'));
+  for (const r of callRows.filter((c) => c.target !== undefined)) {
+    if (r.target!.startsWith('< 1 ms') && direct) {
+      targetRows.push(
+        { target: `${r.name}: p50 added over the direct call`, threshold: 1, unit: 'ms', better: 'lower', values: r.p50Ms.map((p, i) => p - (direct.p50Ms[i] ?? median(direct.p50Ms))), digits: 2, span: callsSpan },
+        { target: `${r.name}: calls/s ÷ the direct call's`, threshold: 0.5, unit: '×', better: 'higher', values: r.callsPerSecond.map((c, i) => c / (direct.callsPerSecond[i] ?? median(direct.callsPerSecond))), span: callsSpan },
+      );
+    } else if (r.target!.startsWith('≥ 2,000')) {
+      targetRows.push({ target: `${r.name}: calls/s, events recorded`, threshold: 2000, unit: 'calls/s', better: 'higher', values: r.callsPerSecond, span: callsSpan });
+    }
+  }
 
   // 8. Report.
+  loadSampler.stop();
+  const loadSamples = loadSampler.within();
   const load = { min: Math.min(...loadSamples), max: Math.max(...loadSamples), median: median(loadSamples) };
   const cold = builds.map((b) => b.coldSnapshotMs);
   const coldAll = builds.filter((b) => Number.isFinite(b.coldCompressMs)).map((b) => b.coldSnapshotMs + b.coldListsMs + b.coldCompressMs);
@@ -588,6 +489,21 @@ async function main(): Promise<void> {
       [`… after ${changes.length + rapidChanges.length} list_changed refreshes`, memText(statsAfter.memory), ''],
     ],
   );
+  // The issue's targets, one row each; other parts of the run add theirs to targetRows.
+  const ratioRow = (r: Row, label: string): TargetRow => ({ target: label, threshold: r.scenario.target!, unit: '×', better: 'higher', values: r.ratios, span: r.span });
+  targetRows.unshift(
+    ...auditRows.filter((r) => r.scenario.small).map((r) => ratioRow(r, `${r.scenario.name}, audit line on (the default): req/s ÷ baseline`)),
+    ...rows.filter((r) => r.scenario.target !== undefined && !r.scenario.small).map((r) => ratioRow(r, `${r.scenario.name}: req/s ÷ baseline`)),
+    { target: 'GET /tools/{id}: p99 at half the saturating load (audit off)', threshold: 5, unit: 'ms', better: 'lower', values: latency ? [latency.host.p99] : [], digits: 2, span: latencySpan },
+    { target: 'start: process start to the standard view served (one start, the upstream\'s own start included)', threshold: 1500, unit: 'ms', better: 'lower', values: [coldStart.standard] },
+    { target: 'start: process start to both views served (one start)', threshold: 2500, unit: 'ms', better: 'lower', values: [coldStart.both] },
+    { target: 'cold build of the snapshot, in-process (classify, compact, serialize)', threshold: 1500, unit: 'ms', better: 'lower', values: cold, span: buildSpan },
+    { target: "cold build with the 3 tenants' list bodies, both views, gzip and br", threshold: 2500, unit: 'ms', better: 'lower', values: coldAll, span: buildSpan },
+    { target: `one-tool refresh in a ${fmt(O.tools)}-tool catalog (in-process)`, threshold: 200, unit: 'ms', better: 'lower', values: refresh, span: buildSpan },
+    { target: 'list_changed to served, one change at a time', threshold: 500, unit: 'ms', better: 'lower', values: served, span: changesSpan },
+    { target: 'list_changed to served, one change at a time', threshold: 1000, unit: 'ms', better: 'lower', values: served, decidedBy: 'worst', span: changesSpan },
+    { target: 'RSS, both views served, list bodies compressed', threshold: 300, unit: 'MB', better: 'lower', values: [stats0.memory.rss / 2 ** 20] },
+  );
   const report = [
     `Date: ${machine.date}. Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory} RAM, Node ${machine.node}.`,
     `Load average (1 min) during the run: median ${load.median.toFixed(2)}, min ${load.min.toFixed(2)}, max ${load.max.toFixed(2)} (at start: ${machine.loadAtStart}).`,
@@ -596,6 +512,12 @@ async function main(): Promise<void> {
     SMOKE
       ? 'Throughput: a smoke run, 2 requests per connection per server and scenario: the figures mean nothing.'
       : `Throughput: ${O.reps} alternating rounds of ${O.duration} s per server and scenario (${QUICK ? 0.3 : 2.5} s for bodies over 8 MB), after ${O.warmup} s of warm-up each; medians with (min–max).`,
+    '',
+    '### Targets',
+    '',
+    targetsTable(targetRows, loadSampler),
+    '',
+    'Each row is decided by its median over rounds, or by its worst round where the target says "worst"; the load average is the 1-minute one sampled every 5 s while that row was measured.',
     '',
     '### Throughput (audit off, rate limits off)',
     '',

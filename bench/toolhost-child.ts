@@ -6,15 +6,19 @@
 //   <- { type: 'warm-all' }    -> compresses every per-tool body (both views, gzip and br)
 //   <- { type: 'builds' }      -> { type: 'builds', builds: [{ generation, ms, atNs }] }
 //   <- { type: 'profile-start' } / { type: 'profile-stop', file } -> a CPU profile of just that span
-// Logs go to a file (asynchronously, as pino would write to a log shipper).
+// Logs go to a file through the same logger `toolhost serve` writes JSON
+// lines with (src/cli/logger.ts: buffered, asynchronous). BENCH_LOG=sync
+// writes every line at once instead (pino's default destination), to measure
+// what the buffering buys.
 import pino from 'pino';
+import { closeLogger, createLogger } from '../src/cli/logger.js';
 import { serve } from '../src/host/serve.js';
 import { handleProfileMessage } from './profiling.js';
 
 const [configFile, logFile] = process.argv.slice(2);
 
 const t0 = performance.now();
-const logger = pino({ level: 'info' }, pino.destination({ dest: logFile, sync: false, minLength: 4096 }));
+const logger = process.env.BENCH_LOG === 'sync' ? pino({ level: 'info' }, pino.destination({ dest: logFile, sync: true })) : createLogger('info', 'json', false, logFile);
 const running = await serve(configFile, { host: '127.0.0.1', port: 0, logger, startDeadlineMs: 180_000 });
 const { store, metrics } = running.host;
 
@@ -63,10 +67,7 @@ process.on('message', (msg: { type: string; file?: string }) => {
     }
     void Promise.all(pending).then(() => process.send?.({ type: 'warm-all', ms: performance.now() - started, memory: memory() }));
   } else if (msg.type === 'stop') {
-    void running.close().then(() => {
-      logger.flush();
-      process.exit(0);
-    });
+    void running.close().then(() => closeLogger(logger).then(() => process.exit(0)));
   }
 });
 

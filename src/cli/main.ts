@@ -57,7 +57,7 @@ program
   .addOption(new Option('--log-level <level>', 'log level (default: $LOG_LEVEL, else info)').choices(LOG_LEVELS))
   .addOption(new Option('--log-format <format>', 'log lines: JSON, readable, or readable only on a terminal').choices(['auto', 'json', 'pretty']).default('auto'))
   .action(async (opts: ServeFlags) => {
-    const [{ serve }, { loadConfigFile }, { checkPortFree, PortInUse }, { createLogger, resolveLogLevel }] = await Promise.all([
+    const [{ serve }, { loadConfigFile }, { checkPortFree, PortInUse }, { closeLogger, createLogger, resolveLogLevel }] = await Promise.all([
       import('../host/serve.js'),
       import('../config/load.js'),
       import('./port-check.js'),
@@ -93,10 +93,14 @@ program
     process.stdout.write(`toolhost ${packageJson.version} listening on ${running.url}\n`);
     if (opts.banner) process.stdout.write(readFileSync(opts.banner, 'utf8').replaceAll('{url}', running.url));
     let closing = false;
+    // The log is buffered (cli/logger.ts): every line, the stop's own included, is written out before the exit.
     const shutdown = () => {
       if (closing) return;
       closing = true;
-      running.close().then(() => process.exit(0), () => process.exit(1));
+      running.close().then(
+        () => closeLogger(logger).then(() => process.exit(0)),
+        () => closeLogger(logger).then(() => process.exit(1)),
+      );
     };
     process.on('SIGINT', shutdown);
     process.on('SIGTERM', shutdown);

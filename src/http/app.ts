@@ -6,7 +6,8 @@
 // answerClientError for what Node's parser refuses.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { ContractError } from '../contract/errors.js';
-import { refuseAnonymous, registerAuthHooks } from './auth-hook.js';
+import { auditLoggerOf, refuseAnonymous, registerAuthHooks } from './auth-hook.js';
+import { withCatalogFastPath, type RequestListener } from './catalog-fast-path.js';
 import { countRequest, registerRequestObservers } from './request-observers.js';
 import { prependHook } from './route-hooks.js';
 import { DISABLED_TRACING } from '../observability/tracing.js';
@@ -45,6 +46,15 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   });
 
   guardConnections(app.server, limits, deps.logger);
+  const tracing = deps.tracing ?? DISABLED_TRACING;
+  // The catalog's plain reads are answered before fastify (catalog-fast-path.ts),
+  // after the unread-body rule guardConnections put first; with tracing on,
+  // fastify's routes answer them, opening each request's span.
+  if (!tracing.enabled) {
+    const fastify = app.server.listeners('request').at(-1) as RequestListener;
+    app.server.removeListener('request', fastify);
+    app.server.on('request', withCatalogFastPath(fastify, deps, deps.authenticator.audit === false ? undefined : auditLoggerOf(deps.logger)));
+  }
 
   // The protocol gate runs first on every route (a route-level hook added as
   // routes are registered); the catalog's GET routes run it inline instead,
@@ -61,7 +71,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
 
   // Audit line per route, global bound on health and discovery (docs/auth.md); before any route.
   registerAuthHooks(app, deps.authenticator, deps.logger);
-  registerRequestObservers(app, deps.metrics, deps.tracing ?? DISABLED_TRACING);
+  registerRequestObservers(app, deps.metrics, tracing);
 
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof ContractError) return sendContractError(reply, error);

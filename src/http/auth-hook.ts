@@ -3,6 +3,7 @@
 // `WWW-Authenticate: Bearer`, never the credential echoed back. An admitted
 // principal is then held to its rate limit (429 `rate_limited` with
 // `Retry-After`), and recorded on the request for the audit line.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Logger } from 'pino';
 import { bearerToken, type AuthOutcome, type Authenticator, type Principal } from '../auth/principal.js';
@@ -31,13 +32,37 @@ function isJwtShaped(header: string | undefined): boolean {
   return header !== undefined && /^Bearer +[\w-]+\.[\w-]+\.[\w-]*$/i.test(header.trim());
 }
 
-function admitted(request: FastifyRequest, authenticator: Authenticator, outcome: AuthOutcome): Principal | Promise<Principal> {
+/**
+ * The refusals of a credential (401), made once per authenticator and
+ * reason and answered as they are: a refused request builds no error object
+ * and throws nothing (the 401 path's cost in the benchmark's profile). A
+ * reason never holds the credential; the JWT verifier's reasons are a small
+ * set, and the map is bounded all the same.
+ */
+const refusals = new WeakMap<Authenticator, Map<string, ContractError>>();
+const MAX_REFUSALS = 64;
+
+function refusalOf(authenticator: Authenticator, presented: boolean, reason: string): ContractError {
+  let known = refusals.get(authenticator);
+  if (known === undefined) refusals.set(authenticator, (known = new Map()));
+  const key = presented ? `1${reason}` : `0${reason}`;
+  let refusal = known.get(key);
+  if (refusal === undefined) {
+    const challenge = presented ? `${realmOf(authenticator)}, error="invalid_token"` : realmOf(authenticator);
+    refusal = new ContractError('unauthenticated', reason, undefined, Object.freeze({ 'www-authenticate': challenge }) as Record<string, string>);
+    if (known.size >= MAX_REFUSALS) known.clear();
+    known.set(key, refusal);
+  }
+  return refusal;
+}
+
+/** The principal, or the refusal to answer with (not thrown). */
+function admitted(request: AuthTarget, authenticator: Authenticator, outcome: AuthOutcome): Principal | ContractError | Promise<Principal | ContractError> {
   if (!outcome.ok) {
     request.authFailure = outcome.reason;
     request.authFailureKind = outcome.unavailable ? 'unavailable' : !outcome.presented ? 'missing' : isJwtShaped(request.headers.authorization) ? 'invalid_jwt' : 'invalid_api_key';
-    if (outcome.unavailable) throw new ContractError('toolhost.unavailable', outcome.reason);
-    const challenge = outcome.presented ? `${realmOf(authenticator)}, error="invalid_token"` : realmOf(authenticator);
-    throw new ContractError('unauthenticated', outcome.reason, undefined, { 'www-authenticate': challenge });
+    if (outcome.unavailable) return new ContractError('toolhost.unavailable', outcome.reason);
+    return refusalOf(authenticator, outcome.presented, outcome.reason);
   }
   const principal = outcome.principal;
   request.principal = principal;
@@ -47,30 +72,52 @@ function admitted(request: FastifyRequest, authenticator: Authenticator, outcome
   return refuseOver(wait, principal);
 }
 
-function refuseOver(wait: number, principal: Principal): Principal {
+function refuseOver(wait: number, principal: Principal): Principal | ContractError {
   if (wait > 0) {
-    throw new ContractError('rate_limited', `rate limit exceeded for this principal; retry in ${wait} s`, { retryAfter: wait }, { 'retry-after': String(wait) });
+    return new ContractError('rate_limited', `rate limit exceeded for this principal; retry in ${wait} s`, { retryAfter: wait }, { 'retry-after': String(wait) });
   }
   return principal;
 }
 
+const malformedRefusals = new WeakMap<Authenticator, ContractError>();
+
 /**
- * The caller of this request: synchronous when the credential can be checked
- * without async work (API keys, a remembered JWT), a promise otherwise. Throws
- * (or rejects with) a ContractError: 401, 429, or 503 when signing keys are unavailable.
+ * The caller of this request, or the refusal to answer with (a
+ * ContractError, returned, not thrown: 401, 429, or 503 when signing keys
+ * are unavailable): synchronous when the credential can be checked without
+ * async work (API keys, a remembered JWT), a promise otherwise.
  */
-export function principalOf(request: FastifyRequest, authenticator: Authenticator): Principal | Promise<Principal> {
+export function callerOf(request: AuthTarget, authenticator: Authenticator): Principal | ContractError | Promise<Principal | ContractError> {
   const token = bearerToken(request.headers.authorization);
   if (token === null) {
     request.authFailure = 'malformed Authorization header';
     request.authFailureKind = 'malformed';
-    throw new ContractError('unauthenticated', 'malformed Authorization header: expected "Bearer <token>"', undefined, {
-      'www-authenticate': `${realmOf(authenticator)}, error="invalid_request"`,
-    });
+    let refusal = malformedRefusals.get(authenticator);
+    if (refusal === undefined) {
+      refusal = new ContractError('unauthenticated', 'malformed Authorization header: expected "Bearer <token>"', undefined, Object.freeze({
+        'www-authenticate': `${realmOf(authenticator)}, error="invalid_request"`,
+      }) as Record<string, string>);
+      malformedRefusals.set(authenticator, refusal);
+    }
+    return refusal;
   }
   const outcome = authenticator.authenticate(token);
   if (outcome instanceof Promise) return outcome.then((o) => admitted(request, authenticator, o));
   return admitted(request, authenticator, outcome);
+}
+
+const orThrow = (caller: Principal | ContractError): Principal => {
+  if (caller instanceof ContractError) throw caller;
+  return caller;
+};
+
+/**
+ * The caller of this request, as callerOf, but a refusal is thrown (or the
+ * promise rejects with it), for routes whose error handler answers it.
+ */
+export function principalOf(request: FastifyRequest, authenticator: Authenticator): Principal | Promise<Principal> {
+  const caller = callerOf(request, authenticator);
+  return caller instanceof Promise ? caller.then(orThrow) : orThrow(caller);
 }
 
 export async function requirePrincipal(request: FastifyRequest, authenticator: Authenticator): Promise<Principal> {
@@ -107,29 +154,41 @@ const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
 type Hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
 
+/** What the audit line and the request count read of a request: FastifyRequest, or the catalog's fast path's own record. */
+export interface AuthTarget {
+  readonly headers: IncomingHttpHeaders;
+  readonly method: string;
+  principal: Principal | null;
+  authFailure: string | null;
+  authFailureKind: string | null;
+}
+
 /**
  * The audit trail: one structured line per request that reached
  * authentication (principal id, tenant, credential kind, route pattern,
  * status, duration), and one per refused attempt with the reason. Never the
- * credential, never the raw URL. The route pattern is captured when the
- * route is registered, so a request builds nothing but the log line.
+ * credential, never the raw URL.
  */
+export function writeAuditLine(logger: Logger, route: string, request: AuthTarget, status: number, elapsedMs: number): void {
+  const p = request.principal;
+  if (p !== null) {
+    logger.info({ principal: p.id, tenant: p.tenant, kind: p.kind, method: request.method, route, status, durationMs: round3(elapsedMs) }, 'request');
+  } else if (request.authFailure !== null) {
+    logger.info({ principal: null, method: request.method, route, status, durationMs: round3(elapsedMs), reason: request.authFailure }, 'request refused');
+  }
+}
+
+/** The route pattern is captured when the route is registered, so a request builds nothing but the log line. */
 function auditHook(logger: Logger, route: string): Hook {
   return (request, reply, done) => {
-    const p = request.principal;
-    if (p !== null) {
-      logger.info(
-        { principal: p.id, tenant: p.tenant, kind: p.kind, method: request.method, route, status: reply.statusCode, durationMs: round3(reply.elapsedTime) },
-        'request',
-      );
-    } else if (request.authFailure !== null) {
-      logger.info(
-        { principal: null, method: request.method, route, status: reply.statusCode, durationMs: round3(reply.elapsedTime), reason: request.authFailure },
-        'request refused',
-      );
-    }
+    writeAuditLine(logger, route, request, reply.statusCode, reply.elapsedTime);
     done();
   };
+}
+
+/** The audit lines' logger: `audit: true` is serialized once, in the child's bindings. */
+export function auditLoggerOf(logger: Logger): Logger {
+  return logger.child({ audit: true });
 }
 
 /**
@@ -143,8 +202,7 @@ export function registerAuthHooks(app: FastifyInstance, authenticator: Authentic
   app.decorateRequest('authFailure', null);
   app.decorateRequest('authFailureKind', null);
   const audit = authenticator.audit !== false;
-  // `audit: true` is serialized once, in the child's bindings.
-  const auditLogger = logger.child({ audit: true });
+  const auditLogger = auditLoggerOf(logger);
   const anonymous: Hook = (_request, reply, done) => {
     if (!refuseAnonymous(reply, authenticator)) done();
   };

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { HostMetrics } from '../observability/metrics.js';
 import type { Span, Tracing } from '../observability/tracing.js';
+import type { AuthTarget } from './auth-hook.js';
 import { appendHook, prependHook } from './route-hooks.js';
 
 type Hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
@@ -19,14 +20,14 @@ export function requestSpan(request: FastifyRequest): Span | undefined {
 
 
 /** Which bucket a 429 on this route came from. */
-function bucketOf(route: string, request: FastifyRequest): string {
+function bucketOf(route: string, request: AuthTarget): string {
   if (route === '/mcp') return 'mcp_sessions';
   if (route === '/events/stream') return 'event_streams';
   return request.principal === null ? 'anonymous' : 'principal';
 }
 
 /** Counts one answered request (also used by the not-found handler, which has no route hooks). */
-export function countRequest(metrics: HostMetrics, route: string, request: FastifyRequest, status: number): void {
+export function countRequest(metrics: HostMetrics, route: string, request: AuthTarget, status: number): void {
   metrics.httpRequests.inc({ route, method: request.method, status });
   if (request.authFailureKind !== null) metrics.authFailures.inc({ reason: request.authFailureKind });
   if (status === 429) metrics.rateLimited.inc({ bucket: bucketOf(route, request) });

@@ -13,7 +13,7 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 const errorTexts = new Map<string, string>();
 const MAX_ERROR_TEXTS = 256;
 
-function errorText(code: ErrorCode, message: string, details: Record<string, unknown> | undefined): string {
+export function errorText(code: ErrorCode, message: string, details: Record<string, unknown> | undefined): string {
   if (details !== undefined) return JSON.stringify(errorBody(code, message, details));
   const key = `${code}\n${message}`;
   let text = errorTexts.get(key);
@@ -68,7 +68,7 @@ export function sendContractError(reply: FastifyReply, err: ContractError): Fast
 }
 
 /** Bodies at least this large are sent compressed when the client accepts it. */
-const COMPRESS_MIN_BYTES = 1024;
+export const COMPRESS_MIN_BYTES = 1024;
 
 function parseAcceptEncoding(text: string): Encoding | undefined {
   let gzip = false;
@@ -86,7 +86,7 @@ function parseAcceptEncoding(text: string): Encoding | undefined {
 const acceptedByHeader = new Map<string, Encoding | null>();
 const MAX_ACCEPT_VALUES = 128;
 
-function acceptedEncoding(header: string | string[] | undefined): Encoding | undefined {
+export function acceptedEncoding(header: string | string[] | undefined): Encoding | undefined {
   if (header === undefined) return undefined;
   const text = Array.isArray(header) ? header.join(',') : header;
   const known = acceptedByHeader.get(text);
@@ -98,7 +98,7 @@ function acceptedEncoding(header: string | string[] | undefined): Encoding | und
 }
 
 /** True when If-None-Match names any representation of this body. */
-function notModified(ifNoneMatch: string, body: Body): boolean {
+export function notModified(ifNoneMatch: string, body: Body): boolean {
   const etag = body.etag;
   // The common case: the client sends back exactly the tag it was given.
   if (ifNoneMatch === etag || ifNoneMatch === body.tagFor('gzip') || ifNoneMatch === body.tagFor('br')) return true;

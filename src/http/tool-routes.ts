@@ -11,12 +11,12 @@ import type { Principal } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
 import { ContractError } from '../contract/errors.js';
 import type { HttpDeps } from './deps.js';
-import { principalOf } from './auth-hook.js';
+import { callerOf } from './auth-hook.js';
 import { protocolGate, sendBody, sendContractError, sendError } from './respond.js';
 
 const READ_METHODS = 'GET, HEAD';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
-const NOT_FOUND_MESSAGE = 'no tool with that id is available';
+export const NOT_FOUND_MESSAGE = 'no tool with that id is available';
 const PREFIX_LENGTH = '/tools/'.length;
 
 /** Only exactly `view=compact` selects the compact view; anything else is the standard view. */
@@ -25,7 +25,7 @@ function wantsCompact(request: FastifyRequest): boolean {
 }
 
 /** The toolId from the raw path, percent-decoded once (ids may hold `:` `/` `.`). */
-function toolIdFromUrl(url: string): string {
+export function toolIdFromUrl(url: string): string {
   const q = url.indexOf('?', PREFIX_LENGTH);
   const path = q < 0 ? url.slice(PREFIX_LENGTH) : url.slice(PREFIX_LENGTH, q);
   if (!path.includes('%')) return path;
@@ -54,16 +54,13 @@ function withPrincipal(
   answer: (principal: Principal) => FastifyReply | Promise<FastifyReply>,
 ): undefined | FastifyReply | Promise<FastifyReply> {
   if (!protocolGate(request, reply)) return reply;
-  let resolved: Principal | Promise<Principal>;
-  try {
-    resolved = principalOf(request, deps.authenticator);
-  } catch (err) {
-    if (!(err instanceof ContractError)) throw err;
-    sendContractError(reply, err);
+  const caller = callerOf(request, deps.authenticator);
+  if (caller instanceof Promise) return caller.then((c) => (c instanceof ContractError ? sendContractError(reply, c) : answer(c)));
+  if (caller instanceof ContractError) {
+    sendContractError(reply, caller);
     return undefined;
   }
-  if (resolved instanceof Promise) return resolved.then(answer);
-  const sent = answer(resolved);
+  const sent = answer(caller);
   // A body still being compressed: fastify waits for the promise.
   return sent instanceof Promise ? sent : undefined;
 }

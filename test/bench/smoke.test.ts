@@ -109,6 +109,24 @@ test('npm run bench -- --smoke runs every part and reports every row, well-forme
     assert.equal(verdict, '', `${name}: a smoke run judges nothing`);
   }
 
+  // The issue's targets, one row each: the small answers with the audit line on, the lists, and the rest.
+  const goals = tableUnder(stdout, '### Targets');
+  const SMALL = SCENARIOS.filter((s) => /\{id\}|\((304|401|404)\)/.test(s));
+  assert.deepEqual(
+    goals.slice(0, SMALL.length).map((r) => r[0]),
+    SMALL.map((s) => `${s}, audit line on (the default): req/s ÷ baseline`),
+  );
+  for (const name of LISTS.filter((l) => !l.startsWith('GET /tools 50 '))) assert.ok(goals.some((r) => r[0] === `${name}: req/s ÷ baseline`), name);
+  for (const goal of [/^GET \/tools\/\{id\}: p99/, /^start: process start to the standard view/, /^start: process start to both views/, /^cold build of the snapshot/, /^list_changed to served/, /^RSS/, /^echo through \/mcp, raw .*: p50 added over the direct call$/, /^echo through \/mcp, raw .*: calls\/s ÷ the direct call's$/, /^node-pack tool .*: calls\/s, events recorded$/]) {
+    assert.ok(goals.some((r) => goal.test(r[0])), String(goal));
+  }
+  for (const [name, wanted, measured, load, verdict] of goals) {
+    assert.match(wanted, /^(≥|<) [\d,.]+(×| ms| MB| calls\/s) \((median|worst)\)$/, `${name}: wanted`);
+    assert.match(measured, /^(not measured|n\/a|-?[\d,.]+) – (n\/a|-?[\d,.]+) – (n\/a|-?[\d,.]+)(×| ms| MB| calls\/s) \(\d+\)$|^not measured$/, `${name}: measured`);
+    assert.match(load, /^[\d.]+ – [\d.]+ – [\d.]+$/, `${name}: load average`);
+    assert.match(verdict, measured === 'not measured' ? /^$/ : /^(met|\*\*missed\*\*)$/, `${name}: verdict`);
+  }
+
   const targets = tableUnder(stdout, '### Latency, build, refresh, memory');
   assert.equal(targets.length, TARGETS.length, targets.map((r) => r[0]).join('\n'));
   targets.forEach((row, i) => {
