@@ -128,7 +128,12 @@ export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, au
     const snapshot = deps.store.current();
     if (p.route === '/tools') {
       const view = snapshot.viewFor(principal);
-      return sendBody(req, res, p.compact ? view.compact : view.standard, request, p.route, started);
+      if (!p.compact) return sendBody(req, res, view.standard, request, p.route, started);
+      // Still being compacted after a start: answered once it is, as tool-routes.ts does.
+      const compacting = snapshot.whenCompacted();
+      if (compacting === undefined) return sendBody(req, res, view.compact, request, p.route, started);
+      void compacting.then(() => sendBody(req, res, view.compact, request, p.route, started)).catch((err: unknown) => fault(err, res, request, p.route, started));
+      return;
     }
     const entry = snapshot.lookup(principal, p.toolId);
     if (!entry) return sendError(res, 'not_found', NOT_FOUND_MESSAGE, undefined, {}, request, p.route, started);
