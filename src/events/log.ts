@@ -203,14 +203,15 @@ export class EventLog implements EventStore {
    */
   append(events: readonly AppendInput[], options: AppendOptions = {}): Promise<ToolEvent[]> {
     if (this.closed) return Promise.reject(new Error('the event log is closed'));
+    // A copy, checked: what the caller does with its objects while the append is queued changes nothing stored.
+    let queued: AppendInput[];
     try {
-      for (const event of events) checkEvent(event);
+      queued = events.map((e) => ({ type: e.type, tenant: e.tenant, principal: e.principal, sessionId: e.sessionId, payload: { ...e.payload } }));
+      for (const event of queued) checkEvent(event);
     } catch (err) {
       return Promise.reject(err);
     }
-    if (events.length === 0) return Promise.resolve([]);
-    // A copy: what the caller does with its array after this does not change what is stored.
-    const queued = events.map((e) => ({ type: e.type, tenant: e.tenant, principal: e.principal, sessionId: e.sessionId, payload: { ...e.payload } }));
+    if (queued.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => this.queue.enqueue({ events: queued, writeAhead: options.writeAhead === true, resolve, reject }));
   }
 

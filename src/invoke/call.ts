@@ -152,7 +152,8 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
     }
   } catch (err) {
     if (err instanceof EventLogUnavailableError) {
-      // A write-ahead record refused (a workflow step's): refused like a direct call; what is already recorded is closed if the log allows.
+      // A write-ahead record refused: the call is refused. A session already
+      // recorded (an approval asked, earlier workflow steps) is closed if the log allows.
       observed.outcome = 'error';
       if (session?.recorded) await session.finish('failed').catch(() => {});
       throw err;
@@ -176,15 +177,13 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
 /**
  * Commits the call's write-ahead record (its toolCalled, with whatever the
  * session still buffers) before the tool runs. A refusal refuses the call:
- * it rejects, and a session already recorded (an approval was asked) is
- * closed with the call refused, if the log takes it.
+ * it rejects with the call returned as `refused`, for runCall to close.
  */
 async function writeAhead(session: ToolSession, callId: string, toolId: string): Promise<void> {
   try {
     await session.commit({ writeAhead: true });
   } catch (err) {
     session.returned(callId, toolId, 'refused', 0);
-    if (session.recorded) await session.finish('failed').catch(() => {});
     throw err;
   }
 }
