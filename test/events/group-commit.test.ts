@@ -8,9 +8,12 @@ import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
+import pino from 'pino';
 import { DEFERRED_SYNC_MS, EventLog, EventLogUnavailableError, type AppendInput, type ToolEvent } from '../../src/events/log.js';
 import { MAX_GROUP_EVENTS } from '../../src/events/group-commit.js';
 import { ToolSession } from '../../src/events/session.js';
+import { startHost } from '../../src/host/host.js';
+import { writeConfig } from '../helpers/server.js';
 import { ACME, GLOBEX, logFile, openTempLog } from './helpers.js';
 
 function opened(who: { tenant: string; principal: string }, sessionId: string): AppendInput {
@@ -195,4 +198,21 @@ test('under full an ordinary append resolves only after the WAL fdatasync, and a
     syncBuiltinESMExports();
     await log.close();
   }
+});
+
+test('events.synchronous reaches the host\'s log: full by default, normal when asked; anything else is a config error', async () => {
+  const logger = pino({ level: 'silent' });
+  for (const [synchronous, synced] of [[undefined, 1], ['normal', 0]] as const) {
+    const config = writeConfig({ tenants: { acme: { tools: ['*'] } }, events: { file: 'events.sqlite', ...(synchronous ? { synchronous } : {}) } });
+    const host = await startHost(config, { logger });
+    try {
+      assert.ok(host.events instanceof EventLog);
+      await host.events.append([opened(ACME, 's')]);
+      assert.equal(host.events.groupStats().syncedGroups, synced, `synchronous ${synchronous ?? '(default)'}`);
+    } finally {
+      await host.stop();
+    }
+  }
+  const bad = writeConfig({ tenants: { acme: { tools: ['*'] } }, events: { file: 'events.sqlite', synchronous: 'off' } });
+  await assert.rejects(startHost(bad, { logger }), /synchronous/);
 });
