@@ -1,6 +1,7 @@
 // What recording a call costs by itself: the four events of one tool session
-// (opened, called, returned, closed), appended to the SQLite event log one
-// after the other as a tools/call appends them, without HTTP or MCP.
+// (opened, called, returned, closed), committed to the SQLite event log as a
+// tools/call commits them (the write-ahead record, then the answer record),
+// one call after the other, without HTTP or MCP.
 // docs/benchmarks.md "A call through the front door".
 //
 //   npx tsx bench/event-bracket.ts [--calls N]
@@ -24,8 +25,10 @@ try {
   for (let n = 0; n < calls; n++) {
     const t = performance.now();
     const session = ToolSession.open(log, who, toolId);
-    session.returned(session.called(toolId), toolId, 'ok', 1);
-    session.close('completed');
+    const callId = session.called(toolId);
+    await session.commit({ writeAhead: true });
+    session.returned(callId, toolId, 'ok', 1);
+    await session.finish('completed');
     latencies.push(performance.now() - t);
   }
   const wall = performance.now() - start;
@@ -36,7 +39,7 @@ try {
     `${calls} brackets: p50 ${ms(percentile(latencies, 50))} ms, p99 ${ms(percentile(latencies, 99))} ms, max ${ms(latencies.at(-1)!)} ms, mean ${ms(wall / calls)} ms; ` +
       `CPU ${ms((cpu.user + cpu.system) / 1000 / calls)} ms per bracket (user ${ms(cpu.user / 1000 / calls)}, system ${ms(cpu.system / 1000 / calls)})\n`,
   );
-  log.close();
+  await log.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

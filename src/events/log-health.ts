@@ -32,9 +32,9 @@ export interface AppendFailure {
 }
 
 /**
- * Thrown by `EventLog.append` when the event could not be stored. A tool call
- * whose session cannot be recorded is refused with this message, which says
- * why without any detail of the call itself.
+ * Rejects `EventLog.append` (and any EventStore's) when the events could not
+ * be stored. A tool call whose session cannot be recorded is refused with this
+ * message, which says why without any detail of the call itself.
  */
 export class EventLogUnavailableError extends Error {
   constructor(readonly failure: AppendFailure) {
@@ -60,7 +60,7 @@ function describeReason(reason: AppendFailureReason): string {
   }
 }
 
-/** Maps what SQLite (or the file system under it) threw to an AppendFailure. */
+/** Maps what SQLite (or the file system under it, or an fdatasync of the WAL) threw to an AppendFailure. */
 export function classifyFailure(err: unknown): AppendFailure {
   const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : 'UNKNOWN';
   const message = err instanceof Error ? err.message : String(err);
@@ -69,6 +69,10 @@ export function classifyFailure(err: unknown): AppendFailure {
   else if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code.startsWith('SQLITE_CANTOPEN')) reason = 'read_only';
   else if (code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_CORRUPT')) reason = 'io_error';
   else if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) reason = 'busy';
+  // What fdatasync of the WAL reports (wal-sync.ts).
+  else if (code === 'ENOSPC' || code === 'EDQUOT') reason = 'disk_full';
+  else if (code === 'EROFS') reason = 'read_only';
+  else if (code === 'EIO') reason = 'io_error';
   return { reason, code, message };
 }
 
@@ -129,11 +133,12 @@ export interface WriteGuardHooks {
 }
 
 /**
- * The log's writable state. `beforeWrite` refuses at once once the file is
- * lost; `refuse` turns what a write threw into the error the caller gets;
- * `succeeded` clears a passing fault; `check` is the periodic look at the
- * file and, while failing, a probe write. A lost file stays lost: SQLite
- * would go on writing into the unlinked inode.
+ * The log's writable state. `lostFile` says, before each write, that the
+ * file is lost and nothing may be written; `refuse` turns what a write threw
+ * into the error the caller gets; `succeeded` clears a passing fault;
+ * `check` is the periodic look at the file and, while failing, a probe
+ * write. A lost file stays lost: SQLite would go on writing into the
+ * unlinked inode.
  */
 export class WriteGuard {
   private fault: { failure: AppendFailure; since: string } | undefined;
@@ -155,9 +160,9 @@ export class WriteGuard {
     return health;
   }
 
-  beforeWrite(): void {
-    const lost = this.fileLost();
-    if (lost) throw this.refuse(lost);
+  /** The lost file's failure when the log must not write at all (see FileIdentity), else undefined. */
+  lostFile(): AppendFailure | undefined {
+    return this.fileLost();
   }
 
   /** Counts and reports one refused append; returns the error to throw. */

@@ -3,7 +3,9 @@
 // knows nothing of kinds. Here two sources the host has never seen (written
 // in this file, both claiming kind `mcp` though neither is an MCP client)
 // are put in the same registry as a real workflow source and called through
-// the same entry point as /mcp's tools/call, with a real event log.
+// the same entry point as /mcp's tools/call, with a real event log: its
+// write-ahead record is committed before a tool runs, and a refused one
+// refuses the call.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +16,8 @@ import type { Principal } from '../../src/auth/principal.js';
 import { CatalogStore } from '../../src/catalog/store.js';
 import { compileTenant } from '../../src/catalog/visibility.js';
 import { Policy } from '../../src/classify/policy.js';
-import { EventLog } from '../../src/events/log.js';
+import { EventLog, EventLogUnavailableError, type AppendInput } from '../../src/events/log.js';
+import type { AppendOptions, EventStore } from '../../src/events/store.js';
 import { callCatalogTool } from '../../src/invoke/call.js';
 import type { InvokeDeps } from '../../src/invoke/types.js';
 import { createMetrics } from '../../src/observability/metrics.js';
@@ -87,8 +90,8 @@ function writeWorkflow(): void {
 const call = (toolId: string, args: Record<string, unknown> = {}, signal?: AbortSignal) =>
   callCatalogTool(deps, { principal, toolId, requested: toolId, args, signal, approve: async () => 'accept' });
 
-const lastSessionEvents = () => {
-  const all = events.readAfter('t', -1, 10_000);
+const lastSessionEvents = async () => {
+  const all = await events.readAfter('t', -1, 10_000);
   const opened = all.filter((e) => e.type === 'tool.session.opened').at(-1)!;
   return all.filter((e) => e.sessionId === opened.sessionId).map((e) => [e.type, e.payload.toolId, e.payload.status ?? e.payload.outcome]);
 };
@@ -103,7 +106,7 @@ test('each call reaches the source that owns its toolId, with the call context',
   assert.deepEqual(second.seen.map((s) => s.toolId), ['mcp:second.echo']);
   assert.equal(first.seen[0].context.signal, controller.signal, 'the caller\'s cancellation is handed down');
   assert.equal(first.seen[0].context.defaultTimeoutMs, 4321, 'the host\'s default deadline is handed down');
-  assert.deepEqual(lastSessionEvents(), [
+  assert.deepEqual(await lastSessionEvents(), [
     ['tool.session.opened', 'mcp:second.echo', undefined],
     ['agent.toolCalled', 'mcp:second.echo', undefined],
     ['agent.toolReturned', 'mcp:second.echo', 'ok'],
@@ -115,7 +118,7 @@ test('an abort thrown by the source is the call\'s outcome and is recorded as su
   const result = await call('mcp:first.slow');
   assert.equal(result.isError, true);
   assert.deepEqual(result.content, [{ type: 'text', text: 'first gave up' }]);
-  assert.deepEqual(lastSessionEvents().map((e) => e[2]), [undefined, undefined, 'timeout', 'failed']);
+  assert.deepEqual((await lastSessionEvents()).map((e) => e[2]), [undefined, undefined, 'timeout', 'failed']);
 });
 
 test('a workflow\'s steps run through the same routing, each step in the workflow\'s session', async () => {
@@ -125,7 +128,7 @@ test('a workflow\'s steps run through the same routing, each step in the workflo
   assert.deepEqual(first.seen.map((s) => s.args), [{ text: 'hi' }]);
   assert.deepEqual(second.seen.map((s) => s.args), [{ previous: 'first' }]);
   assert.deepEqual(result.structuredContent, { from: 'second', got: { previous: 'first' } });
-  assert.deepEqual(lastSessionEvents(), [
+  assert.deepEqual(await lastSessionEvents(), [
     ['tool.session.opened', 'workflow:both', undefined],
     ['agent.toolCalled', 'mcp:first.echo', undefined],
     ['agent.toolReturned', 'mcp:first.echo', 'ok'],
@@ -140,4 +143,66 @@ test('a missing step is a config error unless a source owns its namespace', () =
   assert.equal(sources.sourceFor('mcp:third.echo'), undefined);
   assert.equal(sources.sourceFor('workflow:absent'), undefined, 'a static source owns only what it lists');
   assert.equal(sources.sourceFor('workflow:both'), workflows);
+});
+
+/** The real log, with the write-ahead appends numbered in `refuse` refused as on a full disk. */
+function refusingWriteAhead(refuse: Set<number>): EventStore {
+  let writeAheads = 0;
+  return Object.assign(Object.create(events) as EventLog, {
+    append: (batch: readonly AppendInput[], options?: AppendOptions) => {
+      if (options?.writeAhead && refuse.has(++writeAheads)) {
+        return Promise.reject(new EventLogUnavailableError({ reason: 'disk_full', code: 'SQLITE_FULL', message: 'database or disk is full' }));
+      }
+      return events.append(batch, options);
+    },
+  });
+}
+
+test('the write-ahead record (opened, toolCalled) is committed before the tool runs; the answer record after it', async () => {
+  const before = await events.lastSequence('t');
+  const original = first.invoke;
+  let storedWhenRun: string[] = [];
+  first.invoke = async (toolId, args, context) => {
+    storedWhenRun = (await events.readAfter('t', before, 100)).map((e) => e.type);
+    return original.call(first, toolId, args, context);
+  };
+  try {
+    await call('mcp:first.echo', { n: 3 });
+  } finally {
+    first.invoke = original;
+  }
+  assert.deepEqual(storedWhenRun, ['tool.session.opened', 'agent.toolCalled']);
+  assert.deepEqual((await events.readAfter('t', before, 100)).map((e) => e.type), ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed']);
+});
+
+test('a refused write-ahead record refuses the call: the tool does not run and nothing of the session is stored', async () => {
+  first.seen.length = 0;
+  const before = await events.lastSequence('t');
+  const refusing = { ...deps, events: refusingWriteAhead(new Set([1])) };
+  await assert.rejects(
+    callCatalogTool(refusing, { principal, toolId: 'mcp:first.echo', requested: 'mcp:first.echo', args: {}, approve: async () => 'accept' }),
+    EventLogUnavailableError,
+  );
+  assert.equal(first.seen.length, 0, 'the tool did not run');
+  assert.equal(await events.lastSequence('t'), before);
+});
+
+test('a workflow step whose write-ahead record is refused does not run; the steps before it are closed in the record', async () => {
+  first.seen.length = 0;
+  second.seen.length = 0;
+  const refusing = { ...deps, events: refusingWriteAhead(new Set([2])) };
+  await assert.rejects(
+    callCatalogTool(refusing, { principal, toolId: 'workflow:both', requested: 'workflow:both', args: { text: 'hi' }, approve: async () => 'accept' }),
+    EventLogUnavailableError,
+  );
+  assert.equal(first.seen.length, 1);
+  assert.equal(second.seen.length, 0, 'the refused step did not run');
+  assert.deepEqual(await lastSessionEvents(), [
+    ['tool.session.opened', 'workflow:both', undefined],
+    ['agent.toolCalled', 'mcp:first.echo', undefined],
+    ['agent.toolReturned', 'mcp:first.echo', 'ok'],
+    ['agent.toolCalled', 'mcp:second.echo', undefined],
+    ['agent.toolReturned', 'mcp:second.echo', 'refused'],
+    ['tool.session.closed', 'workflow:both', 'failed'],
+  ]);
 });
