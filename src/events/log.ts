@@ -40,7 +40,7 @@
 // `createIfMissing: false` makes a missing file an error instead.
 //
 // Content-free. A payload holds identifiers, status and duration only. The log
-// enforces it: every event type has a fixed set of payload keys (below) and
+// enforces it: every event type has a fixed set of payload keys (event-shape.ts) and
 // `append` refuses anything else, so arguments, results or credentials cannot
 // be logged by accident.
 import { existsSync, mkdirSync } from 'node:fs';
@@ -48,22 +48,20 @@ import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { classifyFailure, FileIdentity, WriteGuard, type AppendFailure, type EventLogHealth } from './log-health.js';
+import { checkId, checkPayload, checkRetention, TOOL_EVENT_TYPES, type AppendInput, type SerializedEvent, type ToolEvent, type ToolEventType } from './event-shape.js';
 
 export { EventLogUnavailableError, type AppendFailure, type EventLogHealth } from './log-health.js';
-
-export type ToolEventType = 'tool.session.opened' | 'agent.toolCalled' | 'agent.toolReturned' | 'tool.session.closed';
-export type SessionOutcome = 'completed' | 'failed' | 'cancelled';
-
-export interface ToolEvent {
-  eventId: string;
-  type: ToolEventType;
-  sequence: number;
-  timestamp: string;
-  tenant: string;
-  principal: string;
-  sessionId: string;
-  payload: Record<string, string | number | boolean>;
-}
+export {
+  RETURN_STATUSES,
+  SESSION_OUTCOMES,
+  TOOL_EVENT_TYPES,
+  type AppendInput,
+  type ReturnStatus,
+  type SerializedEvent,
+  type SessionOutcome,
+  type ToolEvent,
+  type ToolEventType,
+} from './event-shape.js';
 
 export interface EventLogOptions {
   /** Events older than this many days are pruned (at open and periodically). Unset: kept by age forever. */
@@ -82,63 +80,12 @@ export interface EventLogOptions {
   onHealthChange?: (health: EventLogHealth) => void;
 }
 
-export type AppendInput = Pick<ToolEvent, 'type' | 'tenant' | 'principal' | 'sessionId' | 'payload'>;
-
-export const TOOL_EVENT_TYPES: readonly ToolEventType[] = ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed'];
-export const SESSION_OUTCOMES: readonly SessionOutcome[] = ['completed', 'failed', 'cancelled'];
-export const RETURN_STATUSES = ['ok', 'error', 'invalid', 'invalid_output', 'refused', 'timeout', 'cancelled'] as const;
-export type ReturnStatus = (typeof RETURN_STATUSES)[number];
-
-type FieldKind = 'id' | 'status' | 'outcome' | 'duration';
-
-/** The whole payload of each event type: exactly these keys, nothing else. */
-const PAYLOAD_SHAPE: Readonly<Record<ToolEventType, Readonly<Record<string, FieldKind>>>> = {
-  'tool.session.opened': { sessionId: 'id', toolId: 'id' },
-  'agent.toolCalled': { sessionId: 'id', toolId: 'id', callId: 'id' },
-  'agent.toolReturned': { sessionId: 'id', toolId: 'id', callId: 'id', status: 'status', durationMs: 'duration' },
-  'tool.session.closed': { sessionId: 'id', toolId: 'id', outcome: 'outcome' },
-};
-
-/** Identifiers are short; anything longer is not an identifier. */
-const MAX_ID_LENGTH = 2048;
 const DEFAULT_PRUNE_INTERVAL_MS = 60_000;
 const DEFAULT_CHECK_INTERVAL_MS = 1000;
 /** How long an append waits for another writer's lock before it is refused as `busy`. */
 const BUSY_TIMEOUT_MS = 5000;
 const DAY_MS = 86_400_000;
 const SCHEMA_VERSION = 1;
-
-function checkId(what: string, value: unknown): void {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
-    throw new TypeError(`event ${what} must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
-  }
-}
-
-function checkPayload(type: ToolEventType, sessionId: string, payload: Record<string, unknown>): void {
-  const shape = PAYLOAD_SHAPE[type];
-  for (const key of Object.keys(payload)) {
-    if (!Object.hasOwn(shape, key)) throw new TypeError(`${type} payload may not hold "${key}": payloads are content-free (${Object.keys(shape).join(', ')})`);
-  }
-  for (const [key, kind] of Object.entries(shape)) {
-    const value = payload[key];
-    if (value === undefined) throw new TypeError(`${type} payload needs "${key}"`);
-    switch (kind) {
-      case 'id':
-        checkId(`payload.${key}`, value);
-        break;
-      case 'status':
-        if (!(RETURN_STATUSES as readonly unknown[]).includes(value)) throw new TypeError(`${type} payload.${key} must be one of ${RETURN_STATUSES.join(', ')}`);
-        break;
-      case 'outcome':
-        if (!(SESSION_OUTCOMES as readonly unknown[]).includes(value)) throw new TypeError(`${type} payload.${key} must be one of ${SESSION_OUTCOMES.join(', ')}`);
-        break;
-      case 'duration':
-        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`${type} payload.${key} must be a finite number >= 0`);
-        break;
-    }
-  }
-  if (payload.sessionId !== sessionId) throw new TypeError(`${type} payload.sessionId must equal the event's sessionId`);
-}
 
 interface EventRow {
   event_id: string;
@@ -149,17 +96,6 @@ interface EventRow {
   principal: string;
   session_id: string;
   payload: string;
-}
-
-/**
- * One stored event as its wire JSON, built by SQLite from the row (the same
- * keys, in the same order, as JSON.stringify of the ToolEvent), so serving a
- * page parses and re-serializes nothing in JavaScript.
- */
-export interface SerializedEvent {
-  sequence: number;
-  type: ToolEventType;
-  json: string;
 }
 
 const EVENT_JSON = `json_object('eventId', event_id, 'type', type, 'sequence', sequence, 'timestamp', timestamp,
@@ -176,17 +112,6 @@ function toEvent(row: EventRow): ToolEvent {
     sessionId: row.session_id,
     payload: JSON.parse(row.payload) as ToolEvent['payload'],
   };
-}
-
-function checkRetention(options: EventLogOptions): void {
-  const { retentionDays, maxEvents, pruneIntervalMs } = options;
-  if (retentionDays !== undefined && !(typeof retentionDays === 'number' && Number.isFinite(retentionDays) && retentionDays > 0)) {
-    throw new RangeError('retentionDays must be a positive number');
-  }
-  if (maxEvents !== undefined && !(Number.isSafeInteger(maxEvents) && maxEvents > 0)) throw new RangeError('maxEvents must be a positive integer');
-  if (pruneIntervalMs !== undefined && !(Number.isSafeInteger(pruneIntervalMs) && pruneIntervalMs > 0)) throw new RangeError('pruneIntervalMs must be a positive integer');
-  const { checkIntervalMs } = options;
-  if (checkIntervalMs !== undefined && !(Number.isSafeInteger(checkIntervalMs) && checkIntervalMs > 0)) throw new RangeError('checkIntervalMs must be a positive integer');
 }
 
 export class EventLog {
