@@ -26,6 +26,8 @@ export interface PgServer {
   url: string;
   password: string;
   port: number;
+  /** A new empty database owned by the test role; returns its URL (isolates one test from another on one server). */
+  newDatabase(): Promise<string>;
   /** Stops the server now (`pg_ctl stop -m immediate`: like a crash, no shutdown checkpoint). */
   crash(): Promise<void>;
   /** Starts it again on the same port and data dir. */
@@ -146,8 +148,21 @@ export async function startPostgres(options: PgServerOptions = {}): Promise<PgSe
     await close();
     throw err;
   }
+  let databases = 0;
+  const newDatabase = async () => {
+    const name = `toolhost_${++databases}`;
+    const client = new pg.Client(admin);
+    await client.connect();
+    try {
+      await client.query(`CREATE DATABASE ${name} OWNER toolhost`);
+    } finally {
+      await client.end();
+    }
+    return `postgres://toolhost:${PASSWORD}@127.0.0.1:${port}/${name}`;
+  };
   return {
     url,
+    newDatabase,
     password: PASSWORD,
     port,
     crash: () => stop('immediate'),
