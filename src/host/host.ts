@@ -108,7 +108,8 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
   const ctx: SourceContext = { logger, metrics, configDir: dir, env, tracing, reuse: config.catalog?.reuse !== false };
 
   let events: EventLog | undefined;
-  if (config.events) {
+  if (config.events?.postgres) throw new ConfigError(['events.postgres: the PostgreSQL event store is not wired into this host yet']);
+  if (config.events?.file !== undefined) {
     const file = resolve(dir, config.events.file);
     const monitor = createEventLogMonitor(logger, metrics.eventLog, file);
     parts.add(() => monitor.stop());
