@@ -20,26 +20,26 @@ try {
   for (let i = 0; i < PAGE / 4 + 10; i++) {
     const s = ToolSession.open(log, who, `openwop:text.tool${i}`);
     s.returned(s.called(`openwop:text.tool${i}`), `openwop:text.tool${i}`, 'ok', 1.25);
-    s.close('completed');
+    await s.finish('completed');
   }
 
-  const time = (what: string, build: () => string): void => {
+  const time = async (what: string, build: () => Promise<string>): Promise<void> => {
     let bytes = 0;
     const start = performance.now();
-    for (let i = 0; i < ROUNDS; i++) bytes += build().length;
+    for (let i = 0; i < ROUNDS; i++) bytes += (await build()).length;
     const ms = (performance.now() - start) / ROUNDS;
     console.log(`${what.padEnd(44)} ${ms.toFixed(3)} ms per page (${Math.round(bytes / ROUNDS / 1024)} KiB)`);
   };
 
-  time('objects + JSON.stringify (before)', () => {
-    const events = log.readAfter('acme', -1, PAGE);
+  await time('objects + JSON.stringify (before)', async () => {
+    const events = await log.readAfter('acme', -1, PAGE);
     return JSON.stringify({ events, next: events[events.length - 1].sequence });
   });
-  time('stored JSON joined, one read', () => {
-    const rows = log.readAfterSerialized('acme', -1, PAGE);
+  await time('stored JSON joined, one read', async () => {
+    const rows = await log.readAfterSerialized('acme', -1, PAGE);
     return `{"events":[${rows.map((r) => r.json).join(',')}],"next":${rows[rows.length - 1].sequence}}`;
   });
-  time(`one chunk of ${CHUNK} (longest hold of the loop)`, () => log.readAfterSerialized('acme', -1, CHUNK).map((r) => r.json).join(','));
+  await time(`one chunk of ${CHUNK} (longest hold of the loop)`, async () => (await log.readAfterSerialized('acme', -1, CHUNK)).map((r) => r.json).join(','));
 } finally {
   log.close();
   rmSync(dir, { recursive: true, force: true });

@@ -10,7 +10,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PostgresEventStore } from '../src/events/postgres-store.js';
-import type { AppendInput } from '../src/events/event-shape.js';
+import type { AppendInput } from '../src/events/event-types.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 
 const self = fileURLToPath(import.meta.url);

@@ -45,9 +45,9 @@ export interface AppendFailure {
 }
 
 /**
- * Thrown by `EventLog.append` when the event could not be stored. A tool call
- * whose session cannot be recorded is refused with this message, which says
- * why without any detail of the call itself.
+ * Rejects `EventLog.append` (and any EventStore's) when the events could not
+ * be stored. A tool call whose session cannot be recorded is refused with this
+ * message, which says why without any detail of the call itself.
  */
 export class EventLogUnavailableError extends Error {
   constructor(readonly failure: AppendFailure) {
@@ -144,11 +144,12 @@ export interface WriteGuardHooks {
 }
 
 /**
- * The log's writable state. `beforeWrite` refuses at once once the file is
- * lost; `refuse` turns what a write threw into the error the caller gets;
- * `succeeded` clears a passing fault; `check` is the periodic look at the
- * file and, while failing, a probe write. A lost file stays lost: SQLite
- * would go on writing into the unlinked inode.
+ * The log's writable state. `lostFile` says, before each write, that the
+ * file is lost and nothing may be written; `refuse` turns what a write threw
+ * into the error the caller gets; `succeeded` clears a passing fault;
+ * `check` is the periodic look at the file and, while failing, a probe
+ * write. A lost file stays lost: SQLite would go on writing into the
+ * unlinked inode.
  */
 export class WriteGuard {
   private fault: { failure: AppendFailure; since: string } | undefined;
@@ -170,9 +171,9 @@ export class WriteGuard {
     return health;
   }
 
-  beforeWrite(): void {
-    const lost = this.fileLost();
-    if (lost) throw this.refuse(lost);
+  /** The lost file's failure when the log must not write at all (see FileIdentity), else undefined. */
+  lostFile(): AppendFailure | undefined {
+    return this.fileLost();
   }
 
   /** Counts and reports one refused append; returns the error to throw. */

@@ -17,16 +17,42 @@
 // when two processes share the file (the bump and the insert run under one
 // IMMEDIATE transaction, i.e. under SQLite's write lock).
 //
-// Durability. `append` is synchronous and returns only after its transaction
-// has committed. The database runs in WAL mode with `synchronous=NORMAL`: a
-// commit appends the transaction's frames to the `-wal` file with write(2)
-// before `append` returns; it does not fsync on every commit (only at
-// checkpoints). Data handed to write(2) sits in the operating system's page
+// Durability. The database runs in WAL mode. `append` resolves only after its
+// transaction has committed: the transaction's frames have been appended to
+// the `-wal` file with write(2). Data handed to write(2) sits in the page
 // cache, which belongs to the kernel, not to our process, so a killed process
-// (SIGKILL, OOM kill, crash) loses nothing that was committed: the next open
-// replays the WAL. What NORMAL gives up against FULL is only the last few
-// commits on a power loss or kernel crash, and even then the database stays
-// consistent (WAL frames are checksummed and a torn tail is discarded).
+// (SIGKILL, OOM kill, crash) loses nothing committed: the next open replays
+// the WAL. What reaches the disk before `append` resolves is `synchronous`
+// (`events.synchronous`):
+// - `full` (the default): a commit holding any ordinary append runs with
+//   SQLite's synchronous=FULL: the WAL is fsync'd (fdatasync) before the
+//   commit returns, so an acknowledged event survives a power loss or kernel
+//   crash. The WAL is one file written in order, so that fsync also covers
+//   every frame written before it, by any connection or process.
+//   A write-ahead append (`{ writeAhead: true }`: a call's record made before
+//   its tool runs, see session.ts) is committed with synchronous=NORMAL:
+//   written, not yet fsync'd. It is fsync'd by the next ordinary commit (its
+//   call's answer record at the latest) or by a sync DEFERRED_SYNC_MS after
+//   its commit, whichever comes first. So a power loss loses no event of a
+//   call whose answer went out, and at most the write-ahead records of calls
+//   started in the last DEFERRED_SYNC_MS whose answers had not gone out.
+// - `normal`: every commit runs with synchronous=NORMAL; the WAL is fsync'd
+//   only at checkpoints. A process kill still loses nothing committed; a
+//   power loss or kernel crash may lose the last commits, acknowledged ones
+//   included.
+// Either way the file stays consistent (WAL frames are checksummed and a torn
+// tail is discarded), and readers (GET /events, subscribers) see an event
+// once it is committed, which for a write-ahead record under `full` is up to
+// DEFERRED_SYNC_MS before it is on disk: after a power loss in that window,
+// its sequence number is handed out again to another event.
+//
+// Group commit (group-commit.ts). One fsync costs far more than the rows it
+// makes durable, so appends are queued and the queue is committed as one
+// IMMEDIATE transaction on a later turn of the event loop: concurrent calls
+// share one commit and one fsync; each caller's promise settles after it.
+// A group is stored all or none: if its transaction fails, every append in
+// it is refused. Subscribers get the events after the commit, once each, in
+// sequence order (subscribers.ts).
 //
 // Faults (src/events/log-health.ts). Before each write, and on a timer while
 // idle, the log checks that its file and `-wal` are still the ones it opened
@@ -40,37 +66,39 @@
 // `createIfMissing: false` makes a missing file an error instead.
 //
 // Content-free. A payload holds identifiers, status and duration only. The log
-// enforces it: every event type has a fixed set of payload keys (event-shape.ts) and
+// enforces it: every event type has a fixed set of payload keys (below) and
 // `append` refuses anything else, so arguments, results or credentials cannot
 // be logged by accident.
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } from './event-types.js';
+import { GroupCommitQueue, type GroupCommitStats, type GroupTrigger, type PendingAppend } from './group-commit.js';
 import { classifyFailure, FileIdentity, WriteGuard, type AppendFailure, type EventLogHealth } from './log-health.js';
-import { checkId, checkPayload, checkRetention, TOOL_EVENT_TYPES, type AppendInput, type SerializedEvent, type ToolEvent, type ToolEventType } from './event-shape.js';
+import { BUSY_TIMEOUT_MS, openDatabase, prepareStatements, type EventRow, type Statements } from './sqlite-schema.js';
+import type { AppendOptions, EventStore } from './store.js';
+import { Subscribers } from './subscribers.js';
 
 export { EventLogUnavailableError, type AppendFailure, type EventLogHealth } from './log-health.js';
-export {
-  RETURN_STATUSES,
-  SESSION_OUTCOMES,
-  TOOL_EVENT_TYPES,
-  type AppendInput,
-  type ReturnStatus,
-  type SerializedEvent,
-  type SessionOutcome,
-  type ToolEvent,
-  type ToolEventType,
-} from './event-shape.js';
+export * from './event-types.js';
+export type { GroupCommitStats, GroupTrigger } from './group-commit.js';
+
+/** What is fsync'd before an append resolves (see "Durability" above). */
+export type EventSynchronous = 'full' | 'normal';
 
 export interface EventLogOptions {
+  /** `full` (default): fsync'd before append resolves; `normal`: fsync'd only at checkpoints. */
+  synchronous?: EventSynchronous;
+  /** When queued appends are committed (group-commit.ts; default `immediate`). */
+  groupTrigger?: GroupTrigger;
   /** Events older than this many days are pruned (at open and periodically). Unset: kept by age forever. */
   retentionDays?: number;
   /** At most this many events are kept in the file, all tenants together; the oldest go first. Unset: no cap. */
   maxEvents?: number;
   /** How often retention runs while the log is open (default 60 000 ms). Only matters with a retention option. */
   pruneIntervalMs?: number;
-  /** How often the file's identity is checked, and a failing log probed, while no append comes (default 1000 ms). */
+  /** How often the file's identity is checked, a failing log probed and other writers' events delivered, while no append comes (default 1000 ms). */
   checkIntervalMs?: number;
   /** False: a missing file is an error at open, not a new empty log (default true). */
   createIfMissing?: boolean;
@@ -82,24 +110,9 @@ export interface EventLogOptions {
 
 const DEFAULT_PRUNE_INTERVAL_MS = 60_000;
 const DEFAULT_CHECK_INTERVAL_MS = 1000;
-/** How long an append waits for another writer's lock before it is refused as `busy`. */
-const BUSY_TIMEOUT_MS = 5000;
+/** The longest a committed write-ahead record waits for its fsync under `full` (see "Durability" above). */
+export const DEFERRED_SYNC_MS = 10;
 const DAY_MS = 86_400_000;
-const SCHEMA_VERSION = 1;
-
-interface EventRow {
-  event_id: string;
-  type: ToolEventType;
-  sequence: number;
-  timestamp: string;
-  tenant: string;
-  principal: string;
-  session_id: string;
-  payload: string;
-}
-
-const EVENT_JSON = `json_object('eventId', event_id, 'type', type, 'sequence', sequence, 'timestamp', timestamp,
-  'tenant', tenant, 'principal', principal, 'sessionId', session_id, 'payload', json(payload))`;
 
 function toEvent(row: EventRow): ToolEvent {
   return {
@@ -114,22 +127,34 @@ function toEvent(row: EventRow): ToolEvent {
   };
 }
 
-export class EventLog {
-  private readonly listeners = new Map<string, Set<(e: ToolEvent) => void>>();
+/** Refuses option values no store could honour (the PostgreSQL store checks its retention options here too). */
+export function checkOptions(options: EventLogOptions): void {
+  const { retentionDays, maxEvents, pruneIntervalMs, checkIntervalMs, synchronous, groupTrigger } = options;
+  if (retentionDays !== undefined && !(typeof retentionDays === 'number' && Number.isFinite(retentionDays) && retentionDays > 0)) {
+    throw new RangeError('retentionDays must be a positive number');
+  }
+  if (maxEvents !== undefined && !(Number.isSafeInteger(maxEvents) && maxEvents > 0)) throw new RangeError('maxEvents must be a positive integer');
+  if (pruneIntervalMs !== undefined && !(Number.isSafeInteger(pruneIntervalMs) && pruneIntervalMs > 0)) throw new RangeError('pruneIntervalMs must be a positive integer');
+  if (checkIntervalMs !== undefined && !(Number.isSafeInteger(checkIntervalMs) && checkIntervalMs > 0)) throw new RangeError('checkIntervalMs must be a positive integer');
+  if (synchronous !== undefined && synchronous !== 'full' && synchronous !== 'normal') throw new RangeError('synchronous must be "full" or "normal"');
+  if (groupTrigger !== undefined && groupTrigger !== 'immediate' && groupTrigger !== 'microtask') throw new RangeError('groupTrigger must be "immediate" or "microtask"');
+}
+
+export class EventLog implements EventStore {
   private readonly timer: NodeJS.Timeout | undefined;
-  private readonly checkTimer: NodeJS.Timeout | undefined;
+  private readonly checkTimer: NodeJS.Timeout;
+  private deferredSync: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly guard: WriteGuard;
-  private readonly probe: Database.Statement<[string]>;
-
-  private readonly bumpStream: Database.Statement<[string], { last_sequence: number }>;
-  private readonly insertEvent: Database.Statement<[string, string, number, string, string, string, string, string]>;
-  private readonly selectSession: Database.Statement<[string, string], EventRow>;
-  private readonly selectAfter: Database.Statement<[string, number, number], EventRow>;
-  private readonly selectLast: Database.Statement<[string], { last_sequence: number }>;
-  private readonly selectAfterJson: Database.Statement<[string, number, number], SerializedEvent>;
-  private readonly selectSessionJson: Database.Statement<[string, string], string>;
-  private readonly appendTx: (event: AppendInput, eventId: string, timestamp: string) => ToolEvent;
+  private readonly sql: Statements;
+  private readonly queue: GroupCommitQueue;
+  private readonly subscribers: Subscribers;
+  private readonly insertGroup: (group: readonly PendingAppend[], timestamp: string) => ToolEvent[][];
+  /** The connection's current synchronous setting, switched per group under `full`. */
+  private syncMode: 'FULL' | 'NORMAL' | undefined;
+  /** Committed frames not yet fsync'd (write-ahead groups under `full`). */
+  private unsynced = false;
+  private readonly counts: GroupCommitStats = { groups: 0, appends: 0, events: 0, syncedGroups: 0 };
 
   private constructor(
     private readonly db: Database.Database,
@@ -139,113 +164,53 @@ export class EventLog {
     identity: FileIdentity | undefined,
   ) {
     this.guard = new WriteGuard(logId, identity, options);
-    this.probe = db.prepare(
-      `INSERT INTO tool_event_meta (key, value) VALUES ('lastProbe', ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    this.sql = prepareStatements(db);
+    this.queue = new GroupCommitQueue((group) => this.commitGroup(group), options.groupTrigger);
+    this.subscribers = new Subscribers(
+      (tenant) => this.lastSequenceNow(tenant),
+      (tenant, after, limit) => this.sql.selectAfter.all(tenant, after, limit).map(toEvent),
     );
-    this.bumpStream = db.prepare(
-      `INSERT INTO tool_event_streams (tenant, last_sequence) VALUES (?, 0)
-       ON CONFLICT (tenant) DO UPDATE SET last_sequence = last_sequence + 1
-       RETURNING last_sequence`,
+    const { bumpStream, insertEvent } = this.sql;
+    const tx = db.transaction((group: readonly PendingAppend[], timestamp: string): ToolEvent[][] =>
+      group.map((pending) =>
+        pending.events.map((event) => {
+          const { last_sequence: sequence } = bumpStream.get(event.tenant)!;
+          const eventId = randomUUID();
+          const payload = JSON.stringify(event.payload);
+          insertEvent.run(eventId, event.tenant, sequence, event.type, timestamp, event.principal, event.sessionId, payload);
+          return { eventId, type: event.type, sequence, timestamp, tenant: event.tenant, principal: event.principal, sessionId: event.sessionId, payload: JSON.parse(payload) as ToolEvent['payload'] };
+        }),
+      ),
     );
-    this.insertEvent = db.prepare(
-      `INSERT INTO tool_events (event_id, tenant, sequence, type, timestamp, principal, session_id, payload)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.selectSession = db.prepare(
-      `SELECT event_id, type, sequence, timestamp, tenant, principal, session_id, payload
-       FROM tool_events WHERE tenant = ? AND session_id = ? ORDER BY sequence`,
-    );
-    this.selectAfter = db.prepare(
-      `SELECT event_id, type, sequence, timestamp, tenant, principal, session_id, payload
-       FROM tool_events WHERE tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?`,
-    );
-    this.selectLast = db.prepare('SELECT last_sequence FROM tool_event_streams WHERE tenant = ?');
-    this.selectAfterJson = db.prepare(
-      `SELECT sequence, type, ${EVENT_JSON} AS json
-       FROM tool_events WHERE tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?`,
-    );
-    this.selectSessionJson = db
-      .prepare<[string, string], string>(`SELECT ${EVENT_JSON} FROM tool_events WHERE tenant = ? AND session_id = ? ORDER BY sequence`)
-      .pluck();
-    const tx = db.transaction((event: AppendInput, eventId: string, timestamp: string): ToolEvent => {
-      const { last_sequence: sequence } = this.bumpStream.get(event.tenant)!;
-      const payload = JSON.stringify(event.payload);
-      this.insertEvent.run(eventId, event.tenant, sequence, event.type, timestamp, event.principal, event.sessionId, payload);
-      return {
-        eventId,
-        type: event.type,
-        sequence,
-        timestamp,
-        tenant: event.tenant,
-        principal: event.principal,
-        sessionId: event.sessionId,
-        payload: JSON.parse(payload) as ToolEvent['payload'],
-      };
-    });
-    // IMMEDIATE: take the write lock before reading the stream's last sequence.
-    this.appendTx = tx.immediate;
+    // IMMEDIATE: take the write lock before reading the streams' last sequences.
+    this.insertGroup = tx.immediate;
+    this.setSync(options.synchronous === 'normal' ? 'NORMAL' : 'FULL');
 
     if (options.retentionDays !== undefined || options.maxEvents !== undefined) {
-      this.prune();
+      this.pruneNow();
       this.timer = setInterval(() => {
         try {
-          this.prune();
+          this.pruneNow();
         } catch {
           // A busy or full disk now is retried at the next tick; appends report their own failures.
         }
       }, options.pruneIntervalMs ?? DEFAULT_PRUNE_INTERVAL_MS);
       this.timer.unref();
     }
-    if (identity !== undefined) {
-      this.checkTimer = setInterval(() => this.check(), options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS);
-      this.checkTimer.unref();
-    }
+    this.checkTimer = setInterval(() => this.check(), options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS);
+    this.checkTimer.unref();
   }
 
   /** Opens (creating if needed) the log in `file`, then prunes by the retention options. */
   static open(file: string, options: EventLogOptions = {}): EventLog {
-    checkRetention(options);
+    checkOptions(options);
     const onDisk = file !== ':memory:' && file !== '';
     if (onDisk && options.createIfMissing === false && !existsSync(file)) {
       throw new Error(`${file}: the event log does not exist and events.createIfMissing is false (a deleted log would restart every stream at sequence 0)`);
     }
     if (onDisk) mkdirSync(dirname(file), { recursive: true });
-    const db = new Database(file);
+    const { db, logId } = openDatabase(file);
     try {
-      db.pragma('journal_mode = WAL');
-      // See the head of this file: committed data survives a process kill.
-      db.pragma('synchronous = NORMAL');
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      const version = db.pragma('user_version', { simple: true }) as number;
-      if (version > SCHEMA_VERSION) throw new Error(`${file}: event log schema version ${version} is newer than this host understands (${SCHEMA_VERSION})`);
-      db.exec(`
-        CREATE TABLE IF NOT EXISTS tool_events (
-          id         INTEGER PRIMARY KEY,          -- insertion order across tenants (retention by count)
-          event_id   TEXT NOT NULL UNIQUE,
-          tenant     TEXT NOT NULL,
-          sequence   INTEGER NOT NULL,
-          type       TEXT NOT NULL,
-          timestamp  TEXT NOT NULL,                -- ISO 8601 UTC, ms precision: sorts as text
-          principal  TEXT NOT NULL,
-          session_id TEXT NOT NULL,
-          payload    TEXT NOT NULL,
-          UNIQUE (tenant, sequence)
-        );
-        CREATE INDEX IF NOT EXISTS tool_events_session ON tool_events (tenant, session_id, sequence);
-        CREATE INDEX IF NOT EXISTS tool_events_time ON tool_events (timestamp);
-        CREATE TABLE IF NOT EXISTS tool_event_streams (
-          tenant        TEXT PRIMARY KEY,
-          last_sequence INTEGER NOT NULL
-        ) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS tool_event_meta (
-          key   TEXT PRIMARY KEY,
-          value TEXT NOT NULL
-        ) WITHOUT ROWID;
-        PRAGMA user_version = ${SCHEMA_VERSION};
-      `);
-      db.prepare(`INSERT INTO tool_event_meta (key, value) VALUES ('logId', ?) ON CONFLICT (key) DO NOTHING`).run(randomUUID());
-      const { value: logId } = db.prepare(`SELECT value FROM tool_event_meta WHERE key = 'logId'`).get() as { value: string };
       return new EventLog(db, options, logId, onDisk ? new FileIdentity(file) : undefined);
     } catch (err) {
       db.close();
@@ -254,40 +219,87 @@ export class EventLog {
   }
 
   /**
-   * Appends one event and returns it with its eventId, sequence and timestamp.
-   * Synchronous: when it returns, the event is committed (durable against a
-   * process kill) and has been handed to the tenant's subscribers. Throws a
-   * TypeError for a payload that is not content-free, and an
-   * EventLogUnavailableError when the event could not be stored (nothing is
-   * stored then; see "Faults" at the head of this file).
+   * Appends the events as one commit, shared with every other append queued
+   * in the same turn (see "Group commit" above), and resolves to them with
+   * their eventId, sequence and timestamp once that commit is done (and
+   * fsync'd, see "Durability"). Rejects with a TypeError for an event that
+   * is not content-free (nothing of this append is queued then), and with an
+   * EventLogUnavailableError when the group could not be stored (nothing of
+   * it is stored; see "Faults" above).
    */
-  append(event: AppendInput): ToolEvent {
-    if (this.closed) throw new Error('the event log is closed');
-    if (!TOOL_EVENT_TYPES.includes(event.type)) throw new TypeError(`unknown event type ${String(event.type)}`);
-    checkId('tenant', event.tenant);
-    checkId('principal', event.principal);
-    checkId('sessionId', event.sessionId);
-    checkPayload(event.type, event.sessionId, event.payload);
-    this.guard.beforeWrite();
-    let stored: ToolEvent;
+  append(events: readonly AppendInput[], options: AppendOptions = {}): Promise<ToolEvent[]> {
+    if (this.closed) return Promise.reject(new Error('the event log is closed'));
     try {
-      stored = this.appendTx(event, randomUUID(), new Date().toISOString());
+      for (const event of events) checkEvent(event);
     } catch (err) {
-      throw this.guard.refuse(classifyFailure(err));
+      return Promise.reject(err);
+    }
+    if (events.length === 0) return Promise.resolve([]);
+    // A copy: what the caller does with its array after this does not change what is stored.
+    const queued = events.map((e) => ({ type: e.type, tenant: e.tenant, principal: e.principal, sessionId: e.sessionId, payload: { ...e.payload } }));
+    return new Promise((resolve, reject) => this.queue.enqueue({ events: queued, writeAhead: options.writeAhead === true, resolve, reject }));
+  }
+
+  /** How appends have been grouped into commits since the log was opened. */
+  groupStats(): GroupCommitStats {
+    return { ...this.counts };
+  }
+
+  private commitGroup(group: PendingAppend[]): void {
+    const refuseAll = (failure: AppendFailure) => {
+      for (const pending of group) pending.reject(this.guard.refuse(failure));
+    };
+    if (this.closed) {
+      for (const pending of group) pending.reject(new Error('the event log is closed'));
+      return;
+    }
+    const lost = this.guard.lostFile();
+    if (lost) return refuseAll(lost);
+    const durable = this.options.synchronous !== 'normal' && group.some((p) => !p.writeAhead);
+    let stored: ToolEvent[][];
+    try {
+      if (this.options.synchronous !== 'normal') this.setSync(durable ? 'FULL' : 'NORMAL');
+      stored = this.insertGroup(group, new Date().toISOString());
+    } catch (err) {
+      return refuseAll(classifyFailure(err));
     }
     this.guard.succeeded();
-    const listeners = this.listeners.get(stored.tenant);
-    if (listeners) {
-      for (const listener of [...listeners]) {
-        try {
-          listener(stored);
-        } catch {
-          // The event is already durable; one broken subscriber must not fail the
-          // call that produced it, nor starve the other subscribers.
-        }
-      }
+    this.counts.groups++;
+    this.counts.appends += group.length;
+    if (durable) {
+      this.counts.syncedGroups++;
+      this.unsynced = false;
+      clearTimeout(this.deferredSync);
+      this.deferredSync = undefined;
+    } else if (this.options.synchronous !== 'normal') {
+      this.unsynced = true;
+      this.deferredSync ??= setTimeout(() => this.syncDeferred(), DEFERRED_SYNC_MS);
     }
-    return stored;
+    for (const events of stored) {
+      this.counts.events += events.length;
+      this.subscribers.deliver(events);
+    }
+    group.forEach((pending, i) => pending.resolve(stored[i]));
+  }
+
+  /** Makes committed write-ahead frames durable when no ordinary commit has done it in time. */
+  private syncDeferred(): void {
+    this.deferredSync = undefined;
+    if (!this.unsynced || this.closed) return;
+    try {
+      this.setSync('FULL');
+      this.sql.probe.run(new Date().toISOString());
+      this.unsynced = false;
+    } catch {
+      // Retried shortly; an append meanwhile reports the fault itself.
+      this.deferredSync = setTimeout(() => this.syncDeferred(), DEFERRED_SYNC_MS);
+    }
+  }
+
+  private setSync(mode: 'FULL' | 'NORMAL'): void {
+    if (this.syncMode === mode) return;
+    this.db.pragma(`synchronous = ${mode}`);
+    this.syncMode = mode;
   }
 
   /** Whether events can be written now, and if not why and since when. */
@@ -295,103 +307,108 @@ export class EventLog {
     return this.guard.health();
   }
 
-  /** The periodic check (see "Faults" above); the timer calls it, and so may a test. */
+  /** The periodic check (see "Faults" above), and delivery of other writers' events; the timer calls it, and so may a test. */
   check(): void {
     if (this.closed) return;
     this.guard.check(() => {
       // The probe runs on a timer: it must not hold the event loop waiting for another writer's lock.
       this.db.pragma('busy_timeout = 0');
       try {
-        this.probe.run(new Date().toISOString());
+        this.sql.probe.run(new Date().toISOString());
       } finally {
         this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       }
     });
+    try {
+      this.subscribers.catchUp();
+    } catch {
+      // A read failing now is retried at the next tick.
+    }
   }
 
   /** Every event of one session, in order; [] for an unknown session or another tenant's. */
-  readSession(tenant: string, sessionId: string): ToolEvent[] {
-    return this.selectSession.all(tenant, sessionId).map(toEvent);
+  async readSession(tenant: string, sessionId: string): Promise<ToolEvent[]> {
+    return this.sql.selectSession.all(tenant, sessionId).map(toEvent);
   }
 
   /** Up to `limit` events of the tenant's stream with sequence > after, ascending. */
-  readAfter(tenant: string, after: number, limit: number): ToolEvent[] {
+  async readAfter(tenant: string, after: number, limit: number): Promise<ToolEvent[]> {
     const n = Math.max(0, Math.floor(limit));
     if (n === 0 || Number.isNaN(after)) return [];
-    return this.selectAfter.all(tenant, Math.floor(after), n).map(toEvent);
+    return this.sql.selectAfter.all(tenant, Math.floor(after), n).map(toEvent);
   }
 
   /** readSession, each event as its wire JSON text. */
-  readSessionSerialized(tenant: string, sessionId: string): string[] {
-    return this.selectSessionJson.all(tenant, sessionId);
+  async readSessionSerialized(tenant: string, sessionId: string): Promise<string[]> {
+    return this.sql.selectSessionJson.all(tenant, sessionId);
   }
 
   /** readAfter, each event as its wire JSON text (with its sequence and type, for cursors and SSE frames). */
-  readAfterSerialized(tenant: string, after: number, limit: number): SerializedEvent[] {
+  async readAfterSerialized(tenant: string, after: number, limit: number): Promise<SerializedEvent[]> {
     const n = Math.max(0, Math.floor(limit));
     if (n === 0 || Number.isNaN(after)) return [];
-    return this.selectAfterJson.all(tenant, Math.floor(after), n);
+    return this.sql.selectAfterJson.all(tenant, Math.floor(after), n);
   }
 
   /** The tenant stream's last sequence so far (also when retention pruned that event); -1 for an empty stream. */
-  lastSequence(tenant: string): number {
-    return this.selectLast.get(tenant)?.last_sequence ?? -1;
+  async lastSequence(tenant: string): Promise<number> {
+    return this.lastSequenceNow(tenant);
+  }
+
+  private lastSequenceNow(tenant: string): number {
+    return this.sql.selectLast.get(tenant)?.last_sequence ?? -1;
   }
 
   /**
-   * Calls `listener` synchronously with each event appended to the tenant's
-   * stream through this EventLog (not events another process appends to the
-   * same file). Returns the unsubscribe function.
+   * Calls `listener` with each event of the tenant's stream committed after
+   * this call, once each, in sequence order: this log's appends right after
+   * their commit, another process's (same file) when this log next commits or
+   * checks (every checkIntervalMs). Returns the unsubscribe function.
    */
   subscribe(tenant: string, listener: (e: ToolEvent) => void): () => void {
-    let set = this.listeners.get(tenant);
-    if (!set) this.listeners.set(tenant, (set = new Set()));
-    const entry = (e: ToolEvent) => listener(e);
-    set.add(entry);
-    return () => {
-      const current = this.listeners.get(tenant);
-      if (!current) return;
-      current.delete(entry);
-      if (current.size === 0) this.listeners.delete(tenant);
-    };
+    return this.subscribers.add(tenant, listener);
   }
 
   /** How many subscriptions are live (for one tenant, or all). */
   subscriberCount(tenant?: string): number {
-    if (tenant !== undefined) return this.listeners.get(tenant)?.size ?? 0;
-    let n = 0;
-    for (const set of this.listeners.values()) n += set.size;
-    return n;
+    return this.subscribers.count(tenant);
   }
 
   /**
-   * Applies the retention options now and returns how many events were
+   * Applies the retention options now and resolves to how many events were
    * removed. Stream sequences are not affected: a pruned stream goes on from
    * its last sequence.
    */
-  prune(now: number = Date.now()): number {
+  async prune(now: number = Date.now()): Promise<number> {
+    return this.pruneNow(now);
+  }
+
+  private pruneNow(now: number = Date.now()): number {
     if (this.closed) return 0;
     let removed = 0;
     const { retentionDays, maxEvents } = this.options;
-    if (retentionDays !== undefined) {
-      const cutoff = new Date(now - retentionDays * DAY_MS).toISOString();
-      removed += this.db.prepare('DELETE FROM tool_events WHERE timestamp < ?').run(cutoff).changes;
-    }
-    if (maxEvents !== undefined) {
-      removed += this.db
-        .prepare('DELETE FROM tool_events WHERE id <= (SELECT id FROM tool_events ORDER BY id DESC LIMIT 1 OFFSET ?)')
-        .run(maxEvents).changes;
-    }
+    if (retentionDays !== undefined) removed += this.sql.pruneOlderThan.run(new Date(now - retentionDays * DAY_MS).toISOString()).changes;
+    if (maxEvents !== undefined) removed += this.sql.pruneBeyondCount.run(maxEvents).changes;
     return removed;
   }
 
-  /** Stops retention, drops every subscription and closes the database. Idempotent. */
-  close(): void {
+  /**
+   * Commits what is still queued, then stops the timers, drops every
+   * subscription and closes the database (a clean close checkpoints the WAL,
+   * which fsyncs it). Idempotent.
+   */
+  async close(): Promise<void> {
+    this.closeNow();
+  }
+
+  private closeNow(): void {
     if (this.closed) return;
+    this.queue.flush();
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    if (this.checkTimer) clearInterval(this.checkTimer);
-    this.listeners.clear();
+    clearInterval(this.checkTimer);
+    clearTimeout(this.deferredSync);
+    this.subscribers.clear();
     this.db.close();
   }
 }

@@ -22,7 +22,7 @@
 // a subscriber may also be handed a few events committed just before it
 // subscribed, never miss one committed after.
 import type pg from 'pg';
-import type { SerializedEvent, ToolEvent } from './event-shape.js';
+import type { SerializedEvent, ToolEvent } from './event-types.js';
 
 /** Events read per query while a feed catches up. */
 const PAGE = 500;

@@ -34,14 +34,16 @@
 // connection URL or its password.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { checkAppendInput, checkRetention, type AppendInput, type RetentionOptions, type SerializedEvent, type ToolEvent } from './event-shape.js';
+import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } from './event-types.js';
+import { checkOptions, type EventLogOptions } from './log.js';
 import { EventLogUnavailableError, WriteGuard, type AppendFailure, type DatabaseHealth, type EventLogHealth, type WriteGuardHooks } from './log-health.js';
 import { LiveFeed } from './postgres-feed.js';
 import { classifyPgFailure, describeServer, scrubber } from './postgres-errors.js';
 import { migrate } from './postgres-schema.js';
 import type { EventStore } from './store.js';
 
-export interface PostgresEventStoreOptions extends RetentionOptions, WriteGuardHooks {
+/** The retention and probe options mean what they mean for the SQLite log (log.ts). */
+export interface PostgresEventStoreOptions extends Pick<EventLogOptions, 'retentionDays' | 'maxEvents' | 'pruneIntervalMs' | 'checkIntervalMs'>, WriteGuardHooks {
   /** postgres://user:password@host:port/database?…: resolved, never logged. */
   url: string;
   /** Connections in the pool (default 10), plus one for LISTEN. */
@@ -126,7 +128,7 @@ export class PostgresEventStore implements EventStore {
 
   /** Connects, migrates (once across replicas), starts listening and prunes; rejects when the server cannot be reached. */
   static async open(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
-    checkRetention(options);
+    checkOptions(options);
     const channel = options.channel ?? DEFAULT_CHANNEL;
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new RangeError('channel must be a lower-case SQL identifier of at most 63 characters');
     const scrub = scrubber(options.url);
@@ -164,7 +166,7 @@ export class PostgresEventStore implements EventStore {
   append(events: readonly AppendInput[]): Promise<ToolEvent[]> {
     if (this.closed) return Promise.reject(new Error('the event store is closed'));
     try {
-      for (const event of events) checkAppendInput(event);
+      for (const event of events) checkEvent(event);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -14,11 +14,23 @@
 // - `subscribe` delivers every event of the tenant's stream appended after it
 //   was called, from every writer of the store, once each, in sequence order.
 import type { EventLogHealth } from './log-health.js';
-import type { AppendInput, SerializedEvent, ToolEvent } from './log.js';
+import type { AppendInput, SerializedEvent, ToolEvent } from './event-types.js';
+
+export interface AppendOptions {
+  /**
+   * A write-ahead record (a call's record made before its tool runs): it must
+   * be committed before append resolves, but a store may make it durable
+   * with the next ordinary commit instead of its own (SQLite: written to the
+   * WAL, fsync'd by the call's answer record or shortly after; PostgreSQL:
+   * what `synchronous_commit = off` does for one transaction). A store that
+   * ignores the option makes it durable at once, which is never wrong.
+   */
+  writeAhead?: boolean;
+}
 
 export interface EventStore {
   /** Appends the events (one tenant's or several) as one commit and returns them with eventId, sequence and timestamp. */
-  append(events: readonly AppendInput[]): Promise<ToolEvent[]>;
+  append(events: readonly AppendInput[], options?: AppendOptions): Promise<ToolEvent[]>;
   /** Every event of one session, in order, as wire JSON; [] for an unknown session or another tenant's. */
   readSessionSerialized(tenant: string, sessionId: string): Promise<string[]>;
   /** Up to `limit` events of the tenant's stream with sequence > after, ascending, as wire JSON. */

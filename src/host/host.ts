@@ -19,6 +19,8 @@ import { Policy } from '../classify/policy.js';
 import { loadConfigFile, type LoadedConfig } from '../config/load.js';
 import { resolve } from 'node:path';
 import { EventLog } from '../events/log.js';
+import type { EventStore } from '../events/store.js';
+import { openPostgresEvents } from './postgres-events-config.js';
 import type { InvokeDeps } from '../invoke/types.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createTracing, type Tracing } from '../observability/tracing.js';
@@ -60,7 +62,7 @@ export interface Host {
   sources: SourceRegistry;
   discovery: Discovery;
   /** The tool-session log, when `events` is configured. */
-  events?: EventLog;
+  events?: EventStore;
   /** What the invocation layer and the MCP front door need. */
   invoke: InvokeDeps;
   sourceHealth(): SourceHealth[];
@@ -107,22 +109,25 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
   parts.add(() => tracing.shutdown());
   const ctx: SourceContext = { logger, metrics, configDir: dir, env, tracing, reuse: config.catalog?.reuse !== false };
 
-  let events: EventLog | undefined;
-  if (config.events?.postgres) throw new ConfigError(['events.postgres: the PostgreSQL event store is not wired into this host yet']);
-  if (config.events?.file !== undefined) {
+  let events: EventStore | undefined;
+  if (config.events?.postgres) {
+    events = await openPostgresEvents(config.events, { env, configDir: dir, logger, metrics: metrics.eventLog, onStop: (stop) => parts.add(stop) });
+  } else if (config.events?.file !== undefined) {
     const file = resolve(dir, config.events.file);
     const monitor = createEventLogMonitor(logger, metrics.eventLog, file);
     parts.add(() => monitor.stop());
-    events = EventLog.open(file, {
+    const log = EventLog.open(file, {
+      synchronous: config.events.synchronous,
       retentionDays: config.events.retentionDays,
       maxEvents: config.events.maxEvents,
       createIfMissing: config.events.createIfMissing,
       onAppendFailure: monitor.onAppendFailure,
       onHealthChange: monitor.onHealthChange,
     });
-    parts.add(() => events?.close());
+    events = log;
+    parts.add(() => log.close());
     metrics.eventLog?.writable.set(1);
-    logger.info({ eventLog: file, logId: events.logId }, 'event log open');
+    logger.info({ eventLog: file, logId: log.logId, synchronous: config.events.synchronous ?? 'full' }, 'event log open');
   }
 
   // Upstream sources are created here but connect only when started, below.

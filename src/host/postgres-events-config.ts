@@ -4,10 +4,15 @@
 // whole URL by `${VAR}`, `{ env }` or `{ file }`, or a URL whose password part
 // is a `${VAR}`. A password written into the file is refused at start, and
 // errors name the variable or file, never a value.
+import type { Logger } from 'pino';
 import type { EventsConfig } from '../config/schema.js';
-import type { PostgresEventStoreOptions } from '../events/postgres-store.js';
+import { describeServer } from '../events/postgres-errors.js';
+import { PostgresEventStore, type PostgresEventStoreOptions } from '../events/postgres-store.js';
+import type { EventLogMetrics } from '../observability/metrics.js';
 import { envRefNames, resolveEnvRefs } from '../util/env-refs.js';
-import { readSecretRef } from '../util/secret-ref.js';
+import { readSecretRef, SecretRefError } from '../util/secret-ref.js';
+import { ConfigError } from '../util/validated-yaml.js';
+import { createEventLogMonitor } from './event-log-monitor.js';
 
 const USERINFO = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i;
 const ONE_REF = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
@@ -48,4 +53,33 @@ export function postgresStoreOptions(events: EventsConfig, env: NodeJS.ProcessEn
     retentionDays: events.retentionDays,
     maxEvents: events.maxEvents,
   };
+}
+
+export interface OpenPostgresContext {
+  env: NodeJS.ProcessEnv;
+  configDir: string;
+  logger: Logger;
+  metrics: EventLogMetrics | undefined;
+  /** Registers a stop with the host's started parts (run newest first on a failed start or a stop). */
+  onStop: (stop: () => unknown) => void;
+}
+
+/** Opens the PostgreSQL event store the config names (migrating it if needed), with the host's fault monitor on it. */
+export async function openPostgresEvents(events: EventsConfig, ctx: OpenPostgresContext): Promise<PostgresEventStore> {
+  let options: PostgresEventStoreOptions;
+  try {
+    options = postgresStoreOptions(events, ctx.env, ctx.configDir);
+  } catch (err) {
+    if (err instanceof PostgresUrlError || err instanceof SecretRefError) throw new ConfigError([err.message]);
+    throw err;
+  }
+  // Logs and metrics name the server (host:port/database), never the URL.
+  const label = `postgres://${describeServer(options.url)}`;
+  const monitor = createEventLogMonitor(ctx.logger, ctx.metrics, label);
+  ctx.onStop(() => monitor.stop());
+  const store = await PostgresEventStore.open({ ...options, onAppendFailure: monitor.onAppendFailure, onHealthChange: monitor.onHealthChange });
+  ctx.onStop(() => store.close());
+  ctx.metrics?.writable.set(1);
+  ctx.logger.info({ eventLog: label, logId: store.logId }, 'event store open (PostgreSQL)');
+  return store;
 }

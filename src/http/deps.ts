@@ -8,7 +8,7 @@ import type { Authenticator } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
 import type { CatalogStore } from '../catalog/store.js';
-import type { EventLog } from '../events/log.js';
+import type { EventStore } from '../events/store.js';
 import type { HostMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
@@ -29,7 +29,7 @@ export interface HttpDeps {
   metrics: HostMetrics;
   logger: Logger;
   /** The tool-session event log; when present, /events, /events/stream and /sessions/{id}/events are served. */
-  events?: EventLog;
+  events?: EventStore;
   /** Options of the event routes (the per-principal stream cap). */
   eventRoutes?: EventRouteOptions;
   /** Timeouts and the per-address connection cap (defaults: DEFAULT_CONNECTION_LIMITS). */

@@ -20,7 +20,8 @@ import { ContractError } from '../contract/errors.js';
 import { PROTOCOL_VERSION } from '../contract/protocol.js';
 import { principalKey } from '../auth/principal.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { EventLog, SerializedEvent, ToolEvent } from '../events/log.js';
+import type { SerializedEvent, ToolEvent } from '../events/event-types.js';
+import type { EventStore } from '../events/store.js';
 import type { EventRouteOptions, HttpDeps } from './deps.js';
 import { requirePrincipal } from './auth-hook.js';
 import { JSON_TYPE, sendError } from './respond.js';
@@ -112,19 +113,19 @@ function frame(e: ToolEvent): string {
  * Each chunk goes on from the last sequence read: the page is a contiguous
  * run of the stream even if events are appended meanwhile.
  */
-async function pageBody(log: EventLog, tenant: string, after: number, limit: number): Promise<string> {
+async function pageBody(log: EventStore, tenant: string, after: number, limit: number): Promise<string> {
   const parts: string[] = [];
   let cursor = after;
   for (let left = limit; left > 0; ) {
     if (parts.length > 0) await nextTurn();
-    const chunk: SerializedEvent[] = log.readAfterSerialized(tenant, cursor, Math.min(left, PAGE_CHUNK));
+    const chunk: SerializedEvent[] = await log.readAfterSerialized(tenant, cursor, Math.min(left, PAGE_CHUNK));
     for (const e of chunk) parts.push(e.json);
     if (chunk.length === 0) break;
     cursor = chunk[chunk.length - 1].sequence;
     left -= chunk.length;
     if (chunk.length < PAGE_CHUNK) break;
   }
-  return `{"events":[${parts.join(',')}],"next":${cursor},"logId":${JSON.stringify(log.logId)}}`;
+  return `{"events":[${parts.join(',')}],"next":${cursor},"logId":${JSON.stringify(log.health().logId)}}`;
 }
 
 /**
@@ -133,11 +134,19 @@ async function pageBody(log: EventLog, tenant: string, after: number, limit: num
  * current end. A client too slow to take live events is switched back to
  * reading from the log (after its socket drains), so memory held per client
  * stays bounded and nothing is skipped.
+ *
+ * Reads are asynchronous, so an event may be committed while a read is out:
+ * the subscription notes it, and the pump reads again before going live. An
+ * event committed before a read began is in what it returns; one committed
+ * after reaches the live subscription; whichever delivers it second is
+ * skipped by the cursor.
  */
-function streamEvents(res: ServerResponse, log: EventLog, tenant: string, from: number | undefined, keepAliveMs: number, onEnd: () => void): () => void {
+function streamEvents(res: ServerResponse, log: EventStore, tenant: string, from: number | undefined, keepAliveMs: number, onEnd: () => void): () => void {
   let ended = false;
   let live = false;
   let pumping = false;
+  // An event arrived while not live: the read in progress may have missed it.
+  let missed = false;
   // The last sequence written to the client (or skipped as already seen).
   let cursor = -1;
 
@@ -159,9 +168,12 @@ function streamEvents(res: ServerResponse, log: EventLog, tenant: string, from: 
       while (!ended) {
         if (res.writableNeedDrain) await waitDrain();
         if (ended) return;
-        const page = log.readAfterSerialized(tenant, cursor, REPLAY_PAGE);
+        missed = false;
+        const page = await log.readAfterSerialized(tenant, cursor, REPLAY_PAGE);
+        if (ended) return;
         if (page.length === 0) {
-          // Nothing more in the log: from here on (same tick) live events follow.
+          if (missed) continue;
+          // Nothing more in the log and nothing committed since the read began: from here on live events follow.
           live = true;
           return;
         }
@@ -178,7 +190,12 @@ function streamEvents(res: ServerResponse, log: EventLog, tenant: string, from: 
   };
 
   const unsubscribe = log.subscribe(tenant, (e) => {
-    if (ended || !live || e.sequence <= cursor) return;
+    if (ended) return;
+    if (!live) {
+      missed = true;
+      return;
+    }
+    if (e.sequence <= cursor) return;
     cursor = e.sequence;
     if (!res.write(frame(e))) {
       live = false;
@@ -201,17 +218,18 @@ function streamEvents(res: ServerResponse, log: EventLog, tenant: string, from: 
   res.on('close', end);
   res.on('error', end);
 
-  // Subscribed above, so reading the end of the stream now (same tick) leaves no gap.
-  const last = log.lastSequence(tenant);
-  if (from === undefined) {
-    cursor = last;
-    live = true;
-  } else {
-    // An id beyond the end (another log file, a made-up id) would hide every
-    // future event behind it; resume from the real end instead.
-    cursor = Math.min(from, last);
-    void pump();
-  }
+  // Subscribed above, so what is committed after this read reaches the pump or the subscription.
+  void log.lastSequence(tenant).then(
+    (last) => {
+      if (ended) return;
+      // Without Last-Event-ID: from the current end. An id beyond the end
+      // (another log file, a made-up id) would hide every future event behind
+      // it; resume from the real end instead.
+      cursor = from === undefined ? last : Math.min(from, last);
+      void pump();
+    },
+    () => end(),
+  );
   return end;
 }
 
@@ -238,8 +256,8 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
   app.get('/sessions/:sessionId/events', async (request, reply) => {
     const principal = await requirePrincipal(request, deps.authenticator);
     const { sessionId } = request.params as { sessionId: string };
-    reply.header(LOG_ID_HEADER, log.logId);
-    const events = log.readSessionSerialized(principal.tenant, sessionId);
+    reply.header(LOG_ID_HEADER, log.health().logId);
+    const events = await log.readSessionSerialized(principal.tenant, sessionId);
     if (events.length === 0) return sendError(reply, 'not_found', SESSION_NOT_FOUND);
     return sendJson(reply, `{"events":[${events.join(',')}]}`);
   });
@@ -247,7 +265,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
   app.get('/events', async (request, reply) => {
     const principal = await requirePrincipal(request, deps.authenticator);
     const { after, limit } = pageQuery(request);
-    reply.header(LOG_ID_HEADER, log.logId);
+    reply.header(LOG_ID_HEADER, log.health().logId);
     return sendJson(reply, await pageBody(log, principal.tenant, after, limit));
   });
 
@@ -255,7 +273,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     // Everything that can fail with an envelope fails before the hijack.
     const principal = await requirePrincipal(request, deps.authenticator);
     const from = lastEventId(request);
-    reply.header(LOG_ID_HEADER, log.logId);
+    reply.header(LOG_ID_HEADER, log.health().logId);
     const key = principal.key ?? principalKey(principal.kind, principal.tenant, principal.id);
     const held = streamsOf.get(key) ?? 0;
     if (held >= maxStreams) {

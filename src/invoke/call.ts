@@ -6,9 +6,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { ToolDescriptor } from '../contract/descriptor.js';
+import { EventLogUnavailableError } from '../events/log-health.js';
 import { ToolSession } from '../events/session.js';
 import { SpanKind, type Span } from '../observability/tracing.js';
-import type { SessionOutcome } from '../events/log.js';
+import type { SessionOutcome } from '../events/event-types.js';
 import { CallAbort, errorResult, type CallStatus, type DispatchOutcome } from '../sources/call-result.js';
 import type { CallRelay } from '../sources/raw-tool.js';
 import { argumentProblem } from './arguments.js';
@@ -98,30 +99,33 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
   if (entry) Object.assign(observed, { toolId, source: entry.tool.descriptor.source, tier: entry.tool.descriptor.safetyTier });
   const session = deps.events ? ToolSession.open(deps.events, { tenant: req.principal.tenant, principal: req.principal.id }, toolId) : undefined;
   const started = performance.now();
-  // For refusals before dispatch: one call/return pair, so the bracket is always complete.
-  const refuse = (status: CallStatus, outcome: SessionOutcome = 'failed') => {
+  // For refusals before dispatch: one call/return pair, so the bracket is always
+  // complete; committed before the refusal is answered (nothing ran: no write-ahead record).
+  const refuse = async (status: CallStatus, outcome: SessionOutcome = 'failed') => {
     observed.outcome = entry ? status : 'unknown';
     if (!session) return;
     const callId = session.called(toolId);
     session.returned(callId, toolId, status, Math.round(performance.now() - started));
-    session.close(outcome);
+    await session.finish(outcome);
   };
 
   if (!entry) {
-    refuse('refused');
+    await refuse('refused');
     throw new CallRefused('unknown_tool', `Unknown tool: ${req.requested.slice(0, 128)}`);
   }
   const problem = argumentProblem(entry, req.args);
   if (problem) {
     // A tool error, not a protocol error: the model reads it and can correct its call.
-    refuse('invalid');
+    await refuse('invalid');
     return errorResult(`Invalid arguments for ${toolId}: ${problem}`);
   }
   const descriptor = entry.tool.descriptor;
   if (needsApproval(descriptor)) {
+    // Recorded before a person is asked: a log that cannot be written refuses the call before anyone approves it.
+    await session?.commit({ writeAhead: true });
     const answer = await req.approve(`Allow ${descriptor.title ?? toolId} (${toolId}, ${descriptor.safetyTier})?`).catch((): ApprovalAnswer => 'error');
     if (answer !== 'accept') {
-      refuse('refused', answer === 'cancel' || answer === 'disconnected' ? 'cancelled' : 'failed');
+      await refuse('refused', answer === 'cancel' || answer === 'disconnected' ? 'cancelled' : 'failed');
       throw new CallRefused('approval', `${toolId} was not run: ${APPROVAL_REFUSAL[answer]}`);
     }
   }
@@ -135,6 +139,7 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
       outcome = await invokeInScope(scope, entry, args);
     } else {
       const callId = session?.called(toolId) ?? '';
+      if (session) await writeAhead(session, callId, toolId);
       const callStarted = performance.now();
       try {
         const hop = () => invokeInScope(scope, entry, args);
@@ -146,17 +151,40 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
       session?.returned(callId, toolId, outcome.status, Math.round(performance.now() - callStarted));
     }
   } catch (err) {
+    if (err instanceof EventLogUnavailableError) {
+      // A write-ahead record refused (a workflow step's): refused like a direct call; what is already recorded is closed if the log allows.
+      observed.outcome = 'error';
+      if (session?.recorded) await session.finish('failed').catch(() => {});
+      throw err;
+    }
     if (!(err instanceof CallAbort)) {
       observed.outcome = 'error';
       deps.logger.error({ err, toolId }, 'tool call failed unexpectedly');
-      session?.close('failed');
+      await session?.finish('failed');
       return errorResult('the tool call failed inside the host');
     }
     observed.outcome = err.status;
-    session?.close(OUTCOME[err.status]);
+    await session?.finish(OUTCOME[err.status]);
     return errorResult(err.message);
   }
   observed.outcome = outcome.status;
-  session?.close(OUTCOME[outcome.status]);
+  // The answer record, committed (and under events.synchronous full, fsync'd) before the answer goes out.
+  await session?.finish(OUTCOME[outcome.status]);
   return outcome.result;
+}
+
+/**
+ * Commits the call's write-ahead record (its toolCalled, with whatever the
+ * session still buffers) before the tool runs. A refusal refuses the call:
+ * it rejects, and a session already recorded (an approval was asked) is
+ * closed with the call refused, if the log takes it.
+ */
+async function writeAhead(session: ToolSession, callId: string, toolId: string): Promise<void> {
+  try {
+    await session.commit({ writeAhead: true });
+  } catch (err) {
+    session.returned(callId, toolId, 'refused', 0);
+    if (session.recorded) await session.finish('failed').catch(() => {});
+    throw err;
+  }
 }

@@ -4,7 +4,7 @@
 // through the same snapshot lookup and visibility rule as GET /tools.
 import type { Logger } from 'pino';
 import type { CatalogStore } from '../catalog/store.js';
-import type { EventLog } from '../events/log.js';
+import type { EventStore } from '../events/store.js';
 import type { ToolCallMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { SourceRegistry } from '../sources/registry.js';
@@ -16,7 +16,7 @@ export interface InvokeDeps {
   store: CatalogStore;
   /** Every source; a call goes to the one that owns its toolId. */
   sources: SourceRegistry;
-  events?: EventLog;
+  events?: EventStore;
   logger: Logger;
   /** Default per-call timeout for sources without their own (node-pack handlers, connectors). */
   callTimeoutMs: number;

@@ -109,6 +109,15 @@ async function runSteps(scope: CallScope, steps: readonly ComposedStep[], args: 
       done('invalid');
       return { status: 'error', result: errorResult(`step ${i + 1} (${step.tool}): invalid arguments: ${problem}`) };
     }
+    if (session) {
+      try {
+        // The step's write-ahead record (with the previous step's toolReturned): no step runs unrecorded.
+        await session.commit({ writeAhead: true });
+      } catch (err) {
+        done('refused');
+        throw err;
+      }
+    }
     let outcome: DispatchOutcome;
     try {
       outcome = await invokeInScope(inner, stepEntry, stepArgs as Record<string, unknown>);

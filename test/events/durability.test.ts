@@ -12,52 +12,60 @@ import { logFile } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./durability-child.ts', import.meta.url));
 
-function runAndKill(file: string, sessions: number): Promise<{ ids: string[]; signal: NodeJS.Signals | null }> {
+interface ChildReport {
+  ids: string[];
+  groups: number;
+  appends: number;
+}
+
+function runAndKill(file: string, sessions: number): Promise<ChildReport & { signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, file, String(sessions)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    let ids: string[] | undefined;
+    let report: ChildReport | undefined;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`child did not finish in time; stderr: ${err}`));
     }, 60_000);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
-      if (ids === undefined && /\ndone\n/.test(out)) {
+      if (report === undefined && /\ndone\n/.test(out)) {
         child.kill('SIGKILL'); // at once: no close(), no checkpoint, no exit handlers
-        ids = JSON.parse(out.slice(0, out.indexOf('\n'))) as string[];
+        report = JSON.parse(out.slice(0, out.indexOf('\n'))) as ChildReport;
       }
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
     child.on('error', reject);
     child.on('exit', (_code, signal) => {
       clearTimeout(timer);
-      if (ids === undefined) reject(new Error(`child exited before "done": ${err}`));
-      else resolve({ ids, signal });
+      if (report === undefined) reject(new Error(`child exited before "done": ${err}`));
+      else resolve({ ...report, signal });
     });
   });
 }
 
 test('a SIGKILL right after the calls return loses no event', async () => {
   const file = logFile();
-  const { ids, signal } = await runAndKill(file, 3);
+  const { ids, signal, groups, appends } = await runAndKill(file, 3);
   assert.equal(signal, 'SIGKILL');
   assert.equal(ids.length, 3);
+  assert.equal(appends, 6);
+  assert.ok(groups <= 2, `the three sessions' write-ahead records shared a commit, and so did their answers (${groups} commits)`);
   assert.ok(existsSync(`${file}-wal`), 'the events sat in the WAL, never checkpointed by a clean close');
 
   const log = EventLog.open(file);
   try {
     for (const id of ids) {
       assert.deepEqual(
-        log.readSession('acme', id).map((e) => e.type),
+        (await log.readSession('acme', id)).map((e) => e.type),
         ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed'],
         `session ${id} complete`,
       );
     }
-    const all = log.readAfter('acme', -1, 1000);
+    const all = await log.readAfter('acme', -1, 1000);
     assert.deepEqual(all.map((e) => e.sequence), [...Array(12).keys()]);
-    assert.equal(log.append({ type: 'tool.session.opened', tenant: 'acme', principal: 'p', sessionId: 'next', payload: { sessionId: 'next', toolId: 't' } }).sequence, 12);
+    assert.equal((await log.append([{ type: 'tool.session.opened', tenant: 'acme', principal: 'p', sessionId: 'next', payload: { sessionId: 'next', toolId: 't' } }]))[0].sequence, 12);
   } finally {
     log.close();
   }
@@ -66,8 +74,27 @@ test('a SIGKILL right after the calls return loses no event', async () => {
   const again = await runAndKill(file, 1);
   const reopened = EventLog.open(file);
   try {
-    assert.deepEqual(reopened.readSession('acme', again.ids[0]).map((e) => e.sequence), [13, 14, 15, 16]);
+    assert.deepEqual((await reopened.readSession('acme', again.ids[0])).map((e) => e.sequence), [13, 14, 15, 16]);
   } finally {
     reopened.close();
+  }
+});
+
+test('a SIGKILL right after many grouped sessions resolve loses none of them', async () => {
+  const file = logFile();
+  const sessions = 200;
+  const { ids, groups, appends } = await runAndKill(file, sessions);
+  assert.equal(appends, 2 * sessions);
+  assert.ok(groups < appends / 10, `commits were shared (${groups} commits for ${appends} appends)`);
+  const log = EventLog.open(file);
+  try {
+    const all = await log.readAfter('acme', -1, 10_000);
+    assert.deepEqual(all.map((e) => e.sequence), [...Array(4 * sessions).keys()], 'gap-free');
+    const bySession = new Map<string, string[]>();
+    for (const e of all) bySession.set(e.sessionId, [...(bySession.get(e.sessionId) ?? []), e.type]);
+    assert.deepEqual([...bySession.keys()].sort(), [...ids].sort());
+    for (const types of bySession.values()) assert.deepEqual(types, ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed']);
+  } finally {
+    await log.close();
   }
 });

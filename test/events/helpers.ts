@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { hashApiKey } from '../../src/auth/api-keys.js';
-import { EventLog, type EventLogOptions } from '../../src/events/log.js';
+import { EventLog, type AppendInput, type EventLogOptions, type ToolEvent } from '../../src/events/log.js';
 import { startHost, type Host } from '../../src/host/host.js';
 import { serve } from '../../src/host/serve.js';
 import { buildApp } from '../../src/http/app.js';
@@ -21,6 +21,11 @@ export function logFile(name = 'events.db'): string {
 export function openTempLog(options?: EventLogOptions): { log: EventLog; file: string } {
   const file = logFile();
   return { log: EventLog.open(file, options), file };
+}
+
+/** One event appended alone (its own group, unless other appends are queued in the same turn). */
+export async function appendOne(log: EventLog, event: AppendInput): Promise<ToolEvent> {
+  return (await log.append([event]))[0];
 }
 
 export const ACME = { tenant: 'acme', principal: 'acme-agent' };
@@ -81,12 +86,12 @@ export async function startEventsServer(routeOptions?: EventRouteOptions): Promi
   if (routeOptions === undefined) {
     const running = await serve(configFile, { host: '127.0.0.1', port: 0, logger });
     const log = running.host.events;
-    if (log === undefined) throw new Error('the host opened no event log');
+    if (!(log instanceof EventLog)) throw new Error('the host opened no SQLite event log');
     return { url: running.url, host: running.host, app: running.app, log, configFile, close: () => closeAll(running.app, running.host) };
   }
   const host = await startHost(configFile, { logger });
   const log = host.events;
-  if (log === undefined) throw new Error('the host opened no event log');
+  if (!(log instanceof EventLog)) throw new Error('the host opened no SQLite event log');
   const deps = {
     store: host.store,
     authenticator: host.authenticator,

@@ -18,16 +18,18 @@ after(async () => {
   await server.close();
 });
 
-function runSession(who: { tenant: string; principal: string }, toolId = 'openwop:text.uppercase', outcome: 'completed' | 'failed' = 'completed'): ToolSession {
+async function runSession(who: { tenant: string; principal: string }, toolId = 'openwop:text.uppercase', outcome: 'completed' | 'failed' = 'completed'): Promise<ToolSession> {
   const s = ToolSession.open(server.log, who, toolId);
-  s.returned(s.called(toolId), toolId, outcome === 'completed' ? 'ok' : 'error', 2);
-  s.close(outcome);
+  const callId = s.called(toolId);
+  await s.commit({ writeAhead: true });
+  s.returned(callId, toolId, outcome === 'completed' ? 'ok' : 'error', 2);
+  await s.finish(outcome);
   return s;
 }
 
 test('GET /sessions/{id}/events gives the session; unknown and other-tenant sessions share one 404', async () => {
-  const mine = runSession(ACME);
-  const theirs = runSession(GLOBEX);
+  const mine = await runSession(ACME);
+  const theirs = await runSession(GLOBEX);
   assert.ok(existsSync(join(dirname(server.configFile), 'events.sqlite')), 'the host opened events.file beside its config');
   const res = await request(server.url, `/sessions/${mine.sessionId}/events`, { token: ACME_KEY });
   assert.equal(res.status, 200);
@@ -36,7 +38,7 @@ test('GET /sessions/{id}/events gives the session; unknown and other-tenant sess
   const body = res.json();
   assert.equal(res.headers.get('toolhost-event-log-id'), server.log.logId);
   assert.deepEqual(Object.keys(body), ['events']);
-  assert.deepEqual(body.events, server.log.readSession('acme', mine.sessionId));
+  assert.deepEqual(body.events, await server.log.readSession('acme', mine.sessionId));
   assert.deepEqual(
     body.events.map((e: { type: string }) => e.type),
     ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed'],
@@ -69,8 +71,8 @@ test('the event routes need the same bearer credential as /tools', async () => {
 });
 
 test('GET /events pages through the tenant stream with after and limit', async () => {
-  for (let i = 0; i < 4; i++) runSession(GLOBEX, 'openwop:text.reverse');
-  const all = server.log.readAfter('globex', -1, 1000);
+  for (let i = 0; i < 4; i++) await runSession(GLOBEX, 'openwop:text.reverse');
+  const all = await server.log.readAfter('globex', -1, 1000);
   assert.ok(all.length >= 16);
   assert.deepEqual(all.map((e) => e.sequence), [...all.keys()], 'globex stream: 0, 1, 2, ... no gaps');
 
@@ -140,10 +142,10 @@ test('GET /events/stream delivers live events of the caller\'s tenant only, as S
     assert.equal(sse.headers.get('cache-control'), 'no-store');
     await waitFor(() => server.log.subscriberCount('acme') === 1, 5000, 'the subscription');
 
-    runSession(GLOBEX); // another tenant: never on this stream
-    const s = runSession(ACME, 'openwop:notes.save', 'failed');
+    await runSession(GLOBEX); // another tenant: never on this stream
+    const s = await runSession(ACME, 'openwop:notes.save', 'failed');
     const got = await sse.waitForMessages(4);
-    const stored = server.log.readSession('acme', s.sessionId);
+    const stored = await server.log.readSession('acme', s.sessionId);
     assert.deepEqual(got.map((m) => m.id), stored.map((e) => String(e.sequence)));
     assert.deepEqual(got.map((m) => m.event), stored.map((e) => e.type));
     assert.deepEqual(got.map((m) => JSON.parse(m.data ?? '')), stored);
@@ -156,18 +158,18 @@ test('GET /events/stream delivers live events of the caller\'s tenant only, as S
 });
 
 test('GET /events/stream resumes after Last-Event-ID: replays the log, then goes live without gap or repeat', async () => {
-  runSession(ACME);
-  runSession(ACME);
-  const all = server.log.readAfter('acme', -1, 1000);
+  await runSession(ACME);
+  await runSession(ACME);
+  const all = await server.log.readAfter('acme', -1, 1000);
   const from = all[all.length - 6].sequence; // five events to replay
   const sse = await openSse(server.url, ACME_KEY, { 'last-event-id': String(from) });
   try {
     const replayed = await sse.waitForMessages(5);
     assert.deepEqual(replayed.map((m) => Number(m.id)), all.slice(-5).map((e) => e.sequence));
     await waitFor(() => server.log.subscriberCount('acme') === 1, 5000, 'the subscription');
-    const s = runSession(ACME);
+    const s = await runSession(ACME);
     const got = await sse.waitForMessages(9);
-    const live = server.log.readSession('acme', s.sessionId);
+    const live = await server.log.readSession('acme', s.sessionId);
     assert.deepEqual(got.slice(5).map((m) => JSON.parse(m.data ?? '')), live);
     const ids = got.map((m) => Number(m.id));
     for (let i = 1; i < ids.length; i++) assert.equal(ids[i], ids[i - 1] + 1, 'consecutive, no repeat');
@@ -178,7 +180,7 @@ test('GET /events/stream resumes after Last-Event-ID: replays the log, then goes
   // Last-Event-ID -1 replays the whole stream; a bad one is a 400 envelope before any streaming.
   const everything = await openSse(server.url, ACME_KEY, { 'last-event-id': '-1' });
   try {
-    const n = server.log.lastSequence('acme') + 1;
+    const n = (await server.log.lastSequence('acme')) + 1;
     const got = await everything.waitForMessages(n);
     assert.deepEqual(got.map((m) => Number(m.id)), [...Array(n).keys()]);
   } finally {
@@ -195,7 +197,7 @@ test('a Last-Event-ID beyond the end of the stream resumes at the real end, not 
   const sse = await openSse(server.url, ACME_KEY, { 'last-event-id': '999999' });
   try {
     await waitFor(() => server.log.subscriberCount('acme') === 1, 5000, 'the subscription');
-    const s = runSession(ACME);
+    const s = await runSession(ACME);
     const got = await sse.waitForMessages(4);
     assert.deepEqual(got.map((m) => JSON.parse(m.data ?? '').sessionId), Array(4).fill(s.sessionId));
   } finally {
@@ -208,9 +210,9 @@ test('a slow reader misses nothing: live events past its buffer are read back fr
   const sse = await openSse(server.url, GLOBEX_KEY);
   try {
     await waitFor(() => server.log.subscriberCount('globex') === 1, 5000, 'the subscription');
-    const start = server.log.lastSequence('globex');
-    // ~400 sessions × 4 events in one synchronous burst: far more than one socket buffer.
-    for (let i = 0; i < 400; i++) runSession(GLOBEX, `openwop:text.${'x'.repeat(200)}${i}`);
+    const start = await server.log.lastSequence('globex');
+    // ~400 concurrent sessions × 4 events, committed in a few groups: far more than one socket buffer.
+    await Promise.all(Array.from({ length: 400 }, (_, i) => runSession(GLOBEX, `openwop:text.${'x'.repeat(200)}${i}`)));
     const got = await sse.waitForMessages(1600, 30_000);
     assert.deepEqual(got.map((m) => Number(m.id)), Array.from({ length: 1600 }, (_, i) => start + 1 + i));
   } finally {
@@ -285,17 +287,18 @@ test('events.maxStreamsPerPrincipal: the next stream of that principal is 429 ra
 test('a large page is assembled in chunks from the stored JSON: contiguous, exact, the same bytes as the events themselves', async () => {
   // 1,200 events for a tenant of its own (more than four chunks), then pages that straddle the chunk size.
   const who = { tenant: 'acme', principal: 'bulk-agent' };
-  for (let i = 0; i < 300; i++) runSession(who, `openwop:text.bulk${i}`);
-  const start = server.log.lastSequence('acme') - 1200;
+  await Promise.all(Array.from({ length: 300 }, (_, i) => runSession(who, `openwop:text.bulk${i}`)));
+  const start = (await server.log.lastSequence('acme')) - 1200;
   for (const limit of [1, 249, 250, 251, 1000]) {
     const res = await request(server.url, `/events?after=${start}&limit=${limit}`, { token: ACME_KEY });
-    const expected = server.log.readAfter('acme', start, limit);
+    const expected = await server.log.readAfter('acme', start, limit);
     assert.equal(expected.length, limit);
     assert.equal(res.text, JSON.stringify({ events: expected, next: expected[limit - 1].sequence, logId: server.log.logId }), `limit ${limit}: byte for byte`);
   }
-  const tail = await request(server.url, `/events?after=${server.log.lastSequence('acme') - 10}&limit=1000`, { token: ACME_KEY });
-  assert.deepEqual(tail.json().events.map((e: { sequence: number }) => e.sequence), [...Array(10).keys()].map((i) => server.log.lastSequence('acme') - 9 + i));
-  const session = runSession(ACME);
+  const last = await server.log.lastSequence('acme');
+  const tail = await request(server.url, `/events?after=${last - 10}&limit=1000`, { token: ACME_KEY });
+  assert.deepEqual(tail.json().events.map((e: { sequence: number }) => e.sequence), [...Array(10).keys()].map((i) => last - 9 + i));
+  const session = await runSession(ACME);
   const one = await request(server.url, `/sessions/${session.sessionId}/events`, { token: ACME_KEY });
-  assert.equal(one.text, JSON.stringify({ events: server.log.readSession('acme', session.sessionId) }));
+  assert.equal(one.text, JSON.stringify({ events: await server.log.readSession('acme', session.sessionId) }));
 });

@@ -26,11 +26,11 @@ function captured(): { logger: pino.Logger; lines: () => Array<Record<string, an
   return { logger, lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
 }
 
-test('a log keeps its logId across reopening; a new file gets another', () => {
+test('a log keeps its logId across reopening; a new file gets another', async () => {
   const file = logFile();
   const first = EventLog.open(file, NO_TIMER);
   const id = first.logId;
-  first.append(opened());
+  await first.append([opened()]);
   first.close();
   const again = EventLog.open(file, NO_TIMER);
   assert.equal(again.logId, id);
@@ -42,16 +42,16 @@ test('a log keeps its logId across reopening; a new file gets another', () => {
   other.close();
 });
 
-test('a deleted file is caught by the next append, without waiting for the timer, and stays refused', () => {
+test('a deleted file is caught by the next append, without waiting for the timer, and stays refused', async () => {
   const file = logFile();
   const log = EventLog.open(file, NO_TIMER);
   try {
-    assert.equal(log.append(opened()).sequence, 0);
+    assert.equal((await log.append([opened()]))[0].sequence, 0);
     rmSync(file);
     rmSync(`${file}-wal`, { force: true });
     for (let i = 0; i < 2; i++) {
-      assert.throws(
-        () => log.append(opened(`s${i + 2}`)),
+      await assert.rejects(
+        log.append([opened(`s${i + 2}`)]),
         (err: unknown) => err instanceof EventLogUnavailableError && err.failure.reason === 'file_lost' && /was deleted while the log had it open/.test(err.message),
       );
     }
@@ -64,11 +64,11 @@ test('a deleted file is caught by the next append, without waiting for the timer
   }
 });
 
-test('a file replaced under the log (rename over it) is caught by the check; nothing is written to either file', () => {
+test('a file replaced under the log (rename over it) is caught by the check; nothing is written to either file', async () => {
   const file = logFile();
   const log = EventLog.open(file, NO_TIMER);
   try {
-    log.append(opened());
+    await log.append([opened()]);
     const otherFile = logFile();
     const other = EventLog.open(otherFile, NO_TIMER);
     other.close(); // a clean close checkpoints: the replacement is one self-contained file
@@ -79,12 +79,12 @@ test('a file replaced under the log (rename over it) is caught by the check; not
     log.check();
     assert.equal(log.health().reason, 'file_lost');
     assert.match(log.health().error ?? '', /^the database file was replaced by another file while the log had it open/);
-    assert.throws(() => log.append(opened('s2')), EventLogUnavailableError);
+    await assert.rejects(log.append([opened('s2')]), EventLogUnavailableError);
   } finally {
     log.close();
   }
   const replacement = EventLog.open(file, NO_TIMER);
-  assert.equal(replacement.lastSequence('acme'), -1, 'the replacement got no event');
+  assert.equal(await replacement.lastSequence('acme'), -1, 'the replacement got no event');
   replacement.close();
 });
 

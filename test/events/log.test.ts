@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { EventLog, type ToolEvent } from '../../src/events/log.js';
-import { ACME, GLOBEX, logFile, openTempLog } from './helpers.js';
+import { ACME, appendOne, GLOBEX, logFile, openTempLog } from './helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -13,14 +13,14 @@ function opened(who: { tenant: string; principal: string }, sessionId: string, t
   return { type: 'tool.session.opened' as const, ...who, sessionId, payload: { sessionId, toolId } };
 }
 
-test('append returns the stored event; readSession and readAfter give them back in order', () => {
+test('append returns the stored event; readSession and readAfter give them back in order', async () => {
   const { log } = openTempLog();
   try {
     const before = Date.now();
-    const a = log.append(opened(ACME, 's1'));
-    const b = log.append({ type: 'agent.toolCalled', ...ACME, sessionId: 's1', payload: { sessionId: 's1', toolId: 't', callId: 'c1' } });
-    const c = log.append({ type: 'agent.toolReturned', ...ACME, sessionId: 's1', payload: { sessionId: 's1', toolId: 't', callId: 'c1', status: 'ok', durationMs: 3 } });
-    const d = log.append({ type: 'tool.session.closed', ...ACME, sessionId: 's1', payload: { sessionId: 's1', toolId: 't', outcome: 'completed' } });
+    const a = await appendOne(log, opened(ACME, 's1'));
+    const b = await appendOne(log, { type: 'agent.toolCalled', ...ACME, sessionId: 's1', payload: { sessionId: 's1', toolId: 't', callId: 'c1' } });
+    const c = await appendOne(log, { type: 'agent.toolReturned', ...ACME, sessionId: 's1', payload: { sessionId: 's1', toolId: 't', callId: 'c1', status: 'ok', durationMs: 3 } });
+    const d = await appendOne(log, { type: 'tool.session.closed', ...ACME, sessionId: 's1', payload: { sessionId: 's1', toolId: 't', outcome: 'completed' } });
     assert.deepEqual([a, b, c, d].map((e) => e.sequence), [0, 1, 2, 3]);
     for (const e of [a, b, c, d]) {
       assert.match(e.eventId, UUID);
@@ -32,71 +32,71 @@ test('append returns the stored event; readSession and readAfter give them back 
       assert.deepEqual(Object.keys(e), ['eventId', 'type', 'sequence', 'timestamp', 'tenant', 'principal', 'sessionId', 'payload']);
     }
     assert.equal(new Set([a, b, c, d].map((e) => e.eventId)).size, 4);
-    assert.deepEqual(log.readSession('acme', 's1'), [a, b, c, d]);
-    assert.deepEqual(log.readAfter('acme', -1, 100), [a, b, c, d]);
-    assert.deepEqual(log.readAfter('acme', 1, 100), [c, d]);
-    assert.deepEqual(log.readAfter('acme', 0, 2), [b, c]);
-    assert.deepEqual(log.readAfter('acme', 3, 100), []);
-    assert.deepEqual(log.readAfter('acme', -1, 0), []);
-    assert.equal(log.lastSequence('acme'), 3);
-    assert.equal(log.lastSequence('nobody'), -1);
+    assert.deepEqual(await log.readSession('acme', 's1'), [a, b, c, d]);
+    assert.deepEqual(await log.readAfter('acme', -1, 100), [a, b, c, d]);
+    assert.deepEqual(await log.readAfter('acme', 1, 100), [c, d]);
+    assert.deepEqual(await log.readAfter('acme', 0, 2), [b, c]);
+    assert.deepEqual(await log.readAfter('acme', 3, 100), []);
+    assert.deepEqual(await log.readAfter('acme', -1, 0), []);
+    assert.equal(await log.lastSequence('acme'), 3);
+    assert.equal(await log.lastSequence('nobody'), -1);
   } finally {
     log.close();
   }
 });
 
-test('each tenant is its own stream from 0 with no gaps; another tenant reads nothing of it', () => {
+test('each tenant is its own stream from 0 with no gaps; another tenant reads nothing of it', async () => {
   const { log } = openTempLog();
   try {
     const seen: Record<string, number[]> = { acme: [], globex: [] };
     for (let i = 0; i < 30; i++) {
       const who = i % 3 === 0 ? GLOBEX : ACME;
-      seen[who.tenant].push(log.append(opened(who, `s${i}`)).sequence);
+      seen[who.tenant].push((await appendOne(log, opened(who, `s${i}`))).sequence);
     }
     assert.deepEqual(seen.acme, [...Array(20).keys()]);
     assert.deepEqual(seen.globex, [...Array(10).keys()]);
-    assert.deepEqual(log.readSession('globex', 's1'), [], "another tenant's session reads as nothing");
-    assert.deepEqual(log.readSession('acme', 'no-such-session'), []);
-    assert.ok(log.readAfter('globex', -1, 1000).every((e) => e.tenant === 'globex'));
-    assert.equal(log.readAfter('globex', -1, 1000).length, 10);
+    assert.deepEqual(await log.readSession('globex', 's1'), [], "another tenant's session reads as nothing");
+    assert.deepEqual(await log.readSession('acme', 'no-such-session'), []);
+    assert.ok((await log.readAfter('globex', -1, 1000)).every((e) => e.tenant === 'globex'));
+    assert.equal((await log.readAfter('globex', -1, 1000)).length, 10);
   } finally {
     log.close();
   }
 });
 
-test('sequences go on after reopen, and after retention pruned a whole stream', () => {
+test('sequences go on after reopen, and after retention pruned a whole stream', async () => {
   const file = logFile();
   let log = EventLog.open(file);
-  for (let i = 0; i < 5; i++) log.append(opened(ACME, `s${i}`));
-  log.append(opened(GLOBEX, 'g0'));
-  const before = log.readAfter('acme', -1, 100);
+  for (let i = 0; i < 5; i++) await appendOne(log, opened(ACME, `s${i}`));
+  await appendOne(log, opened(GLOBEX, 'g0'));
+  const before = await log.readAfter('acme', -1, 100);
   log.close();
 
   log = EventLog.open(file);
-  assert.deepEqual(log.readAfter('acme', -1, 100), before, 'everything is there after reopen');
-  assert.equal(log.append(opened(ACME, 's5')).sequence, 5);
-  assert.equal(log.append(opened(GLOBEX, 'g1')).sequence, 1);
+  assert.deepEqual(await log.readAfter('acme', -1, 100), before, 'everything is there after reopen');
+  assert.equal((await appendOne(log, opened(ACME, 's5'))).sequence, 5);
+  assert.equal((await appendOne(log, opened(GLOBEX, 'g1'))).sequence, 1);
   log.close();
 
   // maxEvents 1 keeps only the newest event of the whole file (globex's);
   // acme's stream is empty, yet it goes on from 6, never from 0 again.
   log = EventLog.open(file, { maxEvents: 1 });
   try {
-    assert.deepEqual(log.readAfter('acme', -1, 100), []);
-    assert.equal(log.lastSequence('acme'), 5);
-    assert.equal(log.append(opened(ACME, 's6')).sequence, 6);
+    assert.deepEqual(await log.readAfter('acme', -1, 100), []);
+    assert.equal(await log.lastSequence('acme'), 5);
+    assert.equal((await appendOne(log, opened(ACME, 's6'))).sequence, 6);
   } finally {
     log.close();
   }
 });
 
-test('two EventLogs on one file (two processes) never hand out one sequence twice', () => {
+test('two EventLogs on one file (two processes) never hand out one sequence twice', async () => {
   const file = logFile();
   const one = EventLog.open(file);
   const two = EventLog.open(file);
   try {
     const seqs: number[] = [];
-    for (let i = 0; i < 20; i++) seqs.push((i % 2 === 0 ? one : two).append(opened(ACME, `s${i}`)).sequence);
+    for (let i = 0; i < 20; i++) seqs.push((await appendOne(i % 2 === 0 ? one : two, opened(ACME, `s${i}`))).sequence);
     assert.deepEqual(seqs, [...Array(20).keys()]);
   } finally {
     one.close();
@@ -104,31 +104,31 @@ test('two EventLogs on one file (two processes) never hand out one sequence twic
   }
 });
 
-test('payloads are content-free: any key beyond identifiers, status and duration is refused, and nothing is stored', () => {
+test('payloads are content-free: any key beyond identifiers, status and duration is refused, and nothing is stored', async () => {
   const { log } = openTempLog();
   try {
-    const bad: Array<[string, () => unknown]> = [
-      ['arguments', () => log.append({ ...opened(ACME, 's'), payload: { sessionId: 's', toolId: 't', arguments: '{"text":"hi"}' } })],
-      ['result', () => log.append({ type: 'agent.toolReturned', ...ACME, sessionId: 's', payload: { sessionId: 's', toolId: 't', callId: 'c', status: 'ok', durationMs: 1, result: 'HI' } })],
-      ['token', () => log.append({ ...opened(ACME, 's'), payload: { sessionId: 's', toolId: 't', token: 'sk-live-x' } })],
-      ['missing toolId', () => log.append({ ...opened(ACME, 's'), payload: { sessionId: 's' } })],
-      ['sessionId mismatch', () => log.append({ ...opened(ACME, 's'), payload: { sessionId: 'other', toolId: 't' } })],
-      ['status', () => log.append({ type: 'agent.toolReturned', ...ACME, sessionId: 's', payload: { sessionId: 's', toolId: 't', callId: 'c', status: 'fine', durationMs: 1 } })],
-      ['duration', () => log.append({ type: 'agent.toolReturned', ...ACME, sessionId: 's', payload: { sessionId: 's', toolId: 't', callId: 'c', status: 'ok', durationMs: -1 } })],
-      ['outcome', () => log.append({ type: 'tool.session.closed', ...ACME, sessionId: 's', payload: { sessionId: 's', toolId: 't', outcome: 'done' } })],
-      ['type', () => log.append({ ...opened(ACME, 's'), type: 'tool.session-opened' as never })],
-      ['tenant', () => log.append(opened({ tenant: '', principal: 'p' }, 's'))],
-      ['toolId type', () => log.append({ ...opened(ACME, 's'), payload: { sessionId: 's', toolId: 42 } })],
+    const bad: Array<[string, () => Promise<unknown>]> = [
+      ['arguments', () => log.append([{ ...opened(ACME, 's'), payload: { sessionId: 's', toolId: 't', arguments: '{"text":"hi"}' } }])],
+      ['result', () => log.append([{ type: 'agent.toolReturned', ...ACME, sessionId: 's', payload: { sessionId: 's', toolId: 't', callId: 'c', status: 'ok', durationMs: 1, result: 'HI' } }])],
+      ['token', () => log.append([{ ...opened(ACME, 's'), payload: { sessionId: 's', toolId: 't', token: 'sk-live-x' } }])],
+      ['missing toolId', () => log.append([{ ...opened(ACME, 's'), payload: { sessionId: 's' } }])],
+      ['sessionId mismatch', () => log.append([{ ...opened(ACME, 's'), payload: { sessionId: 'other', toolId: 't' } }])],
+      ['status', () => log.append([{ type: 'agent.toolReturned', ...ACME, sessionId: 's', payload: { sessionId: 's', toolId: 't', callId: 'c', status: 'fine', durationMs: 1 } }])],
+      ['duration', () => log.append([{ type: 'agent.toolReturned', ...ACME, sessionId: 's', payload: { sessionId: 's', toolId: 't', callId: 'c', status: 'ok', durationMs: -1 } }])],
+      ['outcome', () => log.append([{ type: 'tool.session.closed', ...ACME, sessionId: 's', payload: { sessionId: 's', toolId: 't', outcome: 'done' } }])],
+      ['type', () => log.append([{ ...opened(ACME, 's'), type: 'tool.session-opened' as never }])],
+      ['tenant', () => log.append([opened({ tenant: '', principal: 'p' }, 's')])],
+      ['toolId type', () => log.append([{ ...opened(ACME, 's'), payload: { sessionId: 's', toolId: 42 } }])],
     ];
-    for (const [what, attempt] of bad) assert.throws(attempt, TypeError, what);
-    assert.deepEqual(log.readAfter('acme', -1, 100), []);
-    assert.equal(log.append(opened(ACME, 's')).sequence, 0, 'a refused append used no sequence number');
+    for (const [what, attempt] of bad) await assert.rejects(attempt(), TypeError, what);
+    assert.deepEqual(await log.readAfter('acme', -1, 100), []);
+    assert.equal((await appendOne(log, opened(ACME, 's'))).sequence, 0, 'a refused append used no sequence number');
   } finally {
     log.close();
   }
 });
 
-test('subscribers get their own tenant\'s events synchronously, in order; a throwing one harms nobody', () => {
+test('subscribers get their own tenant\'s events after the commit, before append resolves, in order; a throwing one harms nobody', async () => {
   const { log } = openTempLog();
   try {
     const got: ToolEvent[] = [];
@@ -138,11 +138,11 @@ test('subscribers get their own tenant\'s events synchronously, in order; a thro
       throw new Error('broken subscriber');
     });
     log.subscribe('globex', (e) => other.push(e));
-    const a = log.append(opened(ACME, 's1'));
+    const a = await appendOne(log, opened(ACME, 's1'));
     assert.deepEqual(got, [a], 'delivered before append returned');
-    log.append(opened(ACME, 's2'));
+    await appendOne(log, opened(ACME, 's2'));
     off();
-    log.append(opened(ACME, 's3'));
+    await appendOne(log, opened(ACME, 's3'));
     assert.deepEqual(got.map((e) => e.sessionId), ['s1', 's2']);
     assert.deepEqual(other, []);
     assert.equal(log.subscriberCount('acme'), 1);
@@ -152,20 +152,20 @@ test('subscribers get their own tenant\'s events synchronously, in order; a thro
   }
 });
 
-test('retention: maxEvents keeps the newest N (pruned at open and by prune())', () => {
+test('retention: maxEvents keeps the newest N (pruned at open and by prune())', async () => {
   const file = logFile();
   let log = EventLog.open(file);
-  for (let i = 0; i < 10; i++) log.append(opened(i < 5 ? ACME : GLOBEX, `s${i}`));
+  for (let i = 0; i < 10; i++) await appendOne(log, opened(i < 5 ? ACME : GLOBEX, `s${i}`));
   log.close();
 
   log = EventLog.open(file, { maxEvents: 4 });
   try {
-    assert.deepEqual(log.readAfter('acme', -1, 100), [], 'the oldest (acme) events went first');
-    assert.deepEqual(log.readAfter('globex', -1, 100).map((e) => e.sessionId), ['s6', 's7', 's8', 's9']);
-    for (let i = 10; i < 13; i++) log.append(opened(ACME, `s${i}`));
-    assert.equal(log.prune(), 3);
-    assert.deepEqual(log.readAfter('globex', -1, 100).map((e) => e.sessionId), ['s9']);
-    assert.deepEqual(log.readAfter('acme', -1, 100).map((e) => [e.sessionId, e.sequence]), [['s10', 5], ['s11', 6], ['s12', 7]]);
+    assert.deepEqual(await log.readAfter('acme', -1, 100), [], 'the oldest (acme) events went first');
+    assert.deepEqual((await log.readAfter('globex', -1, 100)).map((e) => e.sessionId), ['s6', 's7', 's8', 's9']);
+    for (let i = 10; i < 13; i++) await appendOne(log, opened(ACME, `s${i}`));
+    assert.equal(await log.prune(), 3);
+    assert.deepEqual((await log.readAfter('globex', -1, 100)).map((e) => e.sessionId), ['s9']);
+    assert.deepEqual((await log.readAfter('acme', -1, 100)).map((e) => [e.sessionId, e.sequence]), [['s10', 5], ['s11', 6], ['s12', 7]]);
   } finally {
     log.close();
   }
@@ -174,7 +174,7 @@ test('retention: maxEvents keeps the newest N (pruned at open and by prune())', 
 test('retention: retentionDays drops events older than the window, at open and periodically', async () => {
   const file = logFile();
   let log = EventLog.open(file);
-  for (let i = 0; i < 4; i++) log.append(opened(ACME, `s${i}`));
+  for (let i = 0; i < 4; i++) await appendOne(log, opened(ACME, `s${i}`));
   log.close();
   // Age two of them by rewriting their timestamps in the file itself.
   const db = new Database(file);
@@ -185,18 +185,18 @@ test('retention: retentionDays drops events older than the window, at open and p
 
   log = EventLog.open(file, { retentionDays: 7, pruneIntervalMs: 20 });
   try {
-    assert.deepEqual(log.readAfter('acme', -1, 100).map((e) => e.sessionId), ['s1', 's2', 's3'], 'pruned at open');
+    assert.deepEqual((await log.readAfter('acme', -1, 100)).map((e) => e.sessionId), ['s1', 's2', 's3'], 'pruned at open');
     // Age another one while the log is open (a second connection, as WAL allows): the timer prunes it.
     const side = new Database(file);
     side.prepare('UPDATE tool_events SET timestamp = ? WHERE session_id = ?').run(old(8), 's2');
     side.close();
     const deadline = Date.now() + 5000;
-    while (log.readAfter('acme', -1, 100).length !== 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    assert.deepEqual(log.readAfter('acme', -1, 100).map((e) => e.sessionId), ['s1', 's3'], 'pruned periodically');
+    while ((await log.readAfter('acme', -1, 100)).length !== 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual((await log.readAfter('acme', -1, 100)).map((e) => e.sessionId), ['s1', 's3'], 'pruned periodically');
     // prune(now) with a clock 4 days ahead drops s1 (3 days old) too.
-    assert.equal(log.prune(Date.now() + 4 * 86_400_000 + 1000), 1);
-    assert.deepEqual(log.readAfter('acme', -1, 100).map((e) => e.sessionId), ['s3']);
-    assert.equal(log.append(opened(ACME, 's4')).sequence, 4);
+    assert.equal(await log.prune(Date.now() + 4 * 86_400_000 + 1000), 1);
+    assert.deepEqual((await log.readAfter('acme', -1, 100)).map((e) => e.sessionId), ['s3']);
+    assert.equal((await appendOne(log, opened(ACME, 's4'))).sequence, 4);
   } finally {
     log.close();
   }
@@ -213,25 +213,29 @@ test('bad retention options and a newer schema are refused at open', () => {
   assert.throws(() => EventLog.open(file), /schema version 99/);
 });
 
-test('the file runs in WAL mode with synchronous=NORMAL', () => {
+test('the file runs in WAL mode; synchronous FULL for an ordinary commit by default, NORMAL throughout with synchronous: normal', async () => {
   const { log, file } = openTempLog();
+  const normal = openTempLog({ synchronous: 'normal' }).log;
   try {
-    log.append(opened(ACME, 's'));
+    await appendOne(log, opened(ACME, 's'));
+    await appendOne(normal, opened(ACME, 's'));
     // synchronous is per connection: read it through the log's own handle.
     const handle = (log as unknown as { db: Database.Database }).db;
-    assert.equal(handle.pragma('synchronous', { simple: true }), 1, 'NORMAL');
+    assert.equal(handle.pragma('synchronous', { simple: true }), 2, 'FULL');
+    assert.equal((normal as unknown as { db: Database.Database }).db.pragma('synchronous', { simple: true }), 1, 'NORMAL');
     assert.equal(handle.pragma('journal_mode', { simple: true }), 'wal');
     const reader = new Database(file, { readonly: true });
     assert.equal(reader.pragma('journal_mode', { simple: true }), 'wal', 'WAL is a property of the file');
     reader.close();
   } finally {
     log.close();
+    normal.close();
   }
 });
 
-test('close is idempotent and append after close throws', () => {
+test('close is idempotent and append after close is refused', async () => {
   const { log } = openTempLog();
   log.close();
   log.close();
-  assert.throws(() => log.append(opened(ACME, 's')), /closed/);
+  await assert.rejects(log.append([opened(ACME, 's')]), /closed/);
 });

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import pg from 'pg';
-import { checkAppendInput } from '../../src/events/event-shape.js';
 import { EventLog } from '../../src/events/log.js';
 import { PostgresEventStore, type PostgresEventStoreOptions } from '../../src/events/postgres-store.js';
 import type { EventStore } from '../../src/events/store.js';
@@ -25,23 +24,9 @@ async function openPg(options: Omit<PostgresEventStoreOptions, 'url'> = {}, url?
   return PostgresEventStore.open({ url: url ?? (await server.newDatabase()), pollIntervalMs: 200, ...options });
 }
 
-/** The SQLite log seen through the EventStore interface. */
+/** The SQLite log, the other EventStore. */
 function sqliteStore(options: { maxEvents?: number; retentionDays?: number } = {}): EventStore {
-  const log = EventLog.open(logFile(), options);
-  return {
-    append: async (events) => {
-      for (const e of events) checkAppendInput(e);
-      return events.map((e) => log.append(e));
-    },
-    readSessionSerialized: async (tenant, sessionId) => log.readSessionSerialized(tenant, sessionId),
-    readAfterSerialized: async (tenant, afterSeq, limit) => log.readAfterSerialized(tenant, afterSeq, limit),
-    lastSequence: async (tenant) => log.lastSequence(tenant),
-    subscribe: (tenant, listener) => log.subscribe(tenant, listener),
-    subscriberCount: (tenant) => log.subscriberCount(tenant),
-    health: () => log.health(),
-    prune: async (now) => log.prune(now),
-    close: async () => log.close(),
-  };
+  return EventLog.open(logFile(), options);
 }
 
 const skip = PG_SKIP ? { skip: PG_SKIP } : {};

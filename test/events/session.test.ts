@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { EventLogUnavailableError, type EventLog, type ToolEvent } from '../../src/events/log.js';
+import { EventLogUnavailableError, type AppendInput, type EventLog, type ToolEvent } from '../../src/events/log.js';
+import type { AppendOptions, EventStore } from '../../src/events/store.js';
 import { ToolSession } from '../../src/events/session.js';
 import { ACME, GLOBEX, openTempLog } from './helpers.js';
 
@@ -39,7 +40,7 @@ function assertBracket(events: ToolEvent[], sessionId: string, toolId: string): 
   for (let i = 1; i < events.length; i++) assert.equal(events[i].sequence, events[i - 1].sequence + 1);
 }
 
-test('a session brackets its calls: opened, called/returned per call, closed; all with the session id', () => {
+test('a session brackets its calls: opened, called/returned per call, closed; all with the session id', async () => {
   const { log } = openTempLog();
   try {
     const s = ToolSession.open(log, ACME, 'workflow:shout');
@@ -51,8 +52,9 @@ test('a session brackets its calls: opened, called/returned per call, closed; al
     s.returned(c2, 'openwop:text.reverse', 'error', 4);
     s.close('failed');
     assert.equal(s.outcome, 'failed');
+    await s.commit();
 
-    const events = log.readSession('acme', s.sessionId);
+    const events = await log.readSession('acme', s.sessionId);
     assert.deepEqual(
       events.map((e) => e.type),
       ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed'],
@@ -67,13 +69,13 @@ test('a session brackets its calls: opened, called/returned per call, closed; al
     ]);
     assert.ok(events.every((e) => e.tenant === 'acme' && e.principal === 'acme-agent' && e.sessionId === s.sessionId));
     assertBracket(events, s.sessionId, 'workflow:shout');
-    assert.deepEqual(log.readSession('globex', s.sessionId), [], 'invisible to another tenant');
+    assert.deepEqual(await log.readSession('globex', s.sessionId), [], 'invisible to another tenant');
   } finally {
     log.close();
   }
 });
 
-test('close is idempotent; a refused call still gets its full bracket', () => {
+test('close is idempotent; a refused call still gets its full bracket', async () => {
   const { log } = openTempLog();
   try {
     const s = ToolSession.open(log, GLOBEX, 'x-host-acme-run-command');
@@ -82,7 +84,8 @@ test('close is idempotent; a refused call still gets its full bracket', () => {
     s.close('failed');
     s.close('completed');
     s.close('cancelled');
-    const events = log.readSession('globex', s.sessionId);
+    await s.commit();
+    const events = await log.readSession('globex', s.sessionId);
     assert.equal(events.length, 4);
     assert.deepEqual(events[3].payload, { sessionId: s.sessionId, toolId: 'x-host-acme-run-command', outcome: 'failed' });
     assert.equal(s.outcome, 'failed');
@@ -92,7 +95,7 @@ test('close is idempotent; a refused call still gets its full bracket', () => {
   }
 });
 
-test('close returns every outstanding call as cancelled first; a late returned is ignored; misuse throws', () => {
+test('close returns every outstanding call as cancelled first; a late returned is ignored; misuse throws', async () => {
   const { log } = openTempLog();
   try {
     const s = ToolSession.open(log, ACME, 'workflow:w');
@@ -105,8 +108,9 @@ test('close returns every outstanding call as cancelled first; a late returned i
     s.returned(c2, 'openwop:b', 'ok', 99); // the call's own end, racing the cancellation: no-op
     s.returned(c1, 'openwop:a', 'ok', 1); // a double return: no-op
     assert.throws(() => s.called('openwop:c'), /closed/);
+    await s.commit();
 
-    const events = log.readSession('acme', s.sessionId);
+    const events = await log.readSession('acme', s.sessionId);
     assert.deepEqual(
       events.map((e) => [e.type, e.payload.callId ?? null, e.payload.status ?? e.payload.outcome ?? null]),
       [
@@ -124,21 +128,21 @@ test('close returns every outstanding call as cancelled first; a late returned i
   }
 });
 
-test('durations are whole non-negative milliseconds whatever the caller measured', () => {
+test('durations are whole non-negative milliseconds whatever the caller measured', async () => {
   const { log } = openTempLog();
   try {
     const s = ToolSession.open(log, ACME, 't');
     const durations = [0.4, -5, Number.NaN, Number.POSITIVE_INFINITY, 1234.5];
     for (const d of durations) s.returned(s.called('t'), 't', 'timeout', d);
-    s.close('completed');
-    const got = log.readSession('acme', s.sessionId).filter((e) => e.type === 'agent.toolReturned').map((e) => e.payload.durationMs);
+    await s.finish('completed');
+    const got = (await log.readSession('acme', s.sessionId)).filter((e) => e.type === 'agent.toolReturned').map((e) => e.payload.durationMs);
     assert.deepEqual(got, [0, 0, 0, 0, 1235]);
   } finally {
     log.close();
   }
 });
 
-test('property: any interleaving of calls, returns and closes leaves a complete, content-free bracket', () => {
+test('property: any interleaving of calls, returns and closes leaves a complete, content-free bracket', async () => {
   const { log } = openTempLog();
   const statuses = ['ok', 'error', 'invalid', 'refused', 'timeout', 'cancelled'] as const;
   const step = fc.oneof(
@@ -147,11 +151,11 @@ test('property: any interleaving of calls, returns and closes leaves a complete,
     fc.record({ op: fc.constant('close' as const), outcome: fc.constantFrom('completed', 'failed', 'cancelled') as fc.Arbitrary<'completed' | 'failed' | 'cancelled'> }),
   );
   try {
-    fc.assert(
-      fc.property(fc.array(step, { maxLength: 12 }), fc.constantFrom('completed', 'failed', 'cancelled') as fc.Arbitrary<'completed' | 'failed' | 'cancelled'>, (steps, finalOutcome) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 12 }), fc.constantFrom('completed', 'failed', 'cancelled') as fc.Arbitrary<'completed' | 'failed' | 'cancelled'>, fc.array(fc.boolean(), { maxLength: 12 }), async (steps, finalOutcome, commitAfter) => {
         const s = ToolSession.open(log, ACME, 'workflow:p');
         const calls: Array<[string, string]> = [];
-        for (const st of steps) {
+        for (const [i, st] of steps.entries()) {
           if (st.op === 'call') {
             if (s.outcome === undefined) calls.push([s.called(st.tool), st.tool]);
           } else if (st.op === 'return') {
@@ -160,9 +164,11 @@ test('property: any interleaving of calls, returns and closes leaves a complete,
               s.returned(id, tool, st.status, st.ms);
             }
           } else s.close(st.outcome);
+          // Commits at arbitrary points (write-ahead or not) change nothing of the bracket.
+          if (commitAfter[i]) await s.commit({ writeAhead: i % 2 === 0 });
         }
-        s.close(finalOutcome);
-        const events = log.readSession('acme', s.sessionId);
+        await s.finish(finalOutcome);
+        const events = await log.readSession('acme', s.sessionId);
         assertBracket(events, s.sessionId, 'workflow:p');
         const allowed = new Set(['sessionId', 'toolId', 'callId', 'status', 'durationMs', 'outcome']);
         assert.ok(events.every((e) => Object.keys(e.payload).every((k) => allowed.has(k))));
@@ -174,29 +180,65 @@ test('property: any interleaving of calls, returns and closes leaves a complete,
   }
 });
 
-test('a toolReturned the log refused is recorded by close with the status the call ended with, not as cancelled', () => {
+test('a toolReturned the log refused is recorded by the next commit with the status the call ended with, not as cancelled', async () => {
   const { log } = openTempLog();
   try {
-    // The real log behind one injected storage fault: the first toolReturned is refused as on a full disk.
+    // The real log behind one injected storage fault: the first commit holding a toolReturned is refused as on a full disk.
     let refuseNext = true;
-    const flaky = {
-      append: (event: Parameters<EventLog['append']>[0]) => {
-        if (refuseNext && event.type === 'agent.toolReturned') {
+    const flaky: EventStore = Object.assign(Object.create(log) as EventLog, {
+      append: (events: readonly AppendInput[], options?: AppendOptions) => {
+        if (refuseNext && events.some((e) => e.type === 'agent.toolReturned')) {
           refuseNext = false;
-          throw new EventLogUnavailableError({ reason: 'disk_full', code: 'SQLITE_FULL', message: 'database or disk is full' });
+          return Promise.reject(new EventLogUnavailableError({ reason: 'disk_full', code: 'SQLITE_FULL', message: 'database or disk is full' }));
         }
-        return log.append(event);
+        return log.append(events, options);
       },
-    } as unknown as EventLog;
+    });
     const toolId = 'openwop:text.uppercase';
     const session = ToolSession.open(flaky, ACME, toolId);
     const callId = session.called(toolId);
-    assert.throws(() => session.returned(callId, toolId, 'ok', 7), EventLogUnavailableError);
+    await session.commit({ writeAhead: true });
+    assert.equal(session.recorded, true);
+    session.returned(callId, toolId, 'ok', 7);
+    await assert.rejects(session.commit(), EventLogUnavailableError);
+    assert.equal((await log.readSession(ACME.tenant, session.sessionId)).length, 2, 'the refused commit stored nothing');
     session.close('failed');
-    const events = log.readSession(ACME.tenant, session.sessionId);
+    await session.commit();
+    const events = await log.readSession(ACME.tenant, session.sessionId);
     assertBracket(events, session.sessionId, toolId);
     assert.deepEqual(events[2].payload, { sessionId: session.sessionId, toolId, callId, status: 'ok', durationMs: 7 });
     assert.deepEqual(events[3].payload.outcome, 'failed');
+  } finally {
+    log.close();
+  }
+});
+
+test('events reach the log only through commit, one append per commit, in the order they were made', async () => {
+  const { log } = openTempLog();
+  try {
+    const appended: number[] = [];
+    const counting: EventStore = Object.assign(Object.create(log) as EventLog, {
+      append: (events: readonly AppendInput[], options?: AppendOptions) => {
+        appended.push(events.length);
+        return log.append(events, options);
+      },
+    });
+    const s = ToolSession.open(counting, ACME, 'workflow:w');
+    const c1 = s.called('openwop:a');
+    assert.deepEqual(await log.readSession('acme', s.sessionId), [], 'buffered until committed');
+    // Two commits started together still store in order.
+    const first = s.commit({ writeAhead: true });
+    s.returned(c1, 'openwop:a', 'ok', 1);
+    const c2 = s.called('openwop:b');
+    const second = s.commit({ writeAhead: true });
+    await Promise.all([first, second]);
+    s.returned(c2, 'openwop:b', 'ok', 1);
+    await s.finish('completed');
+    await s.commit(); // nothing buffered: no append
+    assert.deepEqual(appended, [2, 2, 2]);
+    const events = await log.readSession('acme', s.sessionId);
+    assertBracket(events, s.sessionId, 'workflow:w');
+    assert.deepEqual(events.map((e) => e.payload.callId ?? null), [null, c1, c1, c2, c2, null]);
   } finally {
     log.close();
   }

@@ -2,7 +2,7 @@
 // run against each engine: the SQLite log and the PostgreSQL store.
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
-import type { AppendInput, ToolEvent } from '../../src/events/event-shape.js';
+import type { AppendInput, ToolEvent } from '../../src/events/event-types.js';
 import type { EventStore } from '../../src/events/store.js';
 
 export type OpenStore = (options?: { maxEvents?: number; retentionDays?: number }) => Promise<EventStore>;

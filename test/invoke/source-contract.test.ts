@@ -87,8 +87,8 @@ function writeWorkflow(): void {
 const call = (toolId: string, args: Record<string, unknown> = {}, signal?: AbortSignal) =>
   callCatalogTool(deps, { principal, toolId, requested: toolId, args, signal, approve: async () => 'accept' });
 
-const lastSessionEvents = () => {
-  const all = events.readAfter('t', -1, 10_000);
+const lastSessionEvents = async () => {
+  const all = await events.readAfter('t', -1, 10_000);
   const opened = all.filter((e) => e.type === 'tool.session.opened').at(-1)!;
   return all.filter((e) => e.sessionId === opened.sessionId).map((e) => [e.type, e.payload.toolId, e.payload.status ?? e.payload.outcome]);
 };
@@ -103,7 +103,7 @@ test('each call reaches the source that owns its toolId, with the call context',
   assert.deepEqual(second.seen.map((s) => s.toolId), ['mcp:second.echo']);
   assert.equal(first.seen[0].context.signal, controller.signal, 'the caller\'s cancellation is handed down');
   assert.equal(first.seen[0].context.defaultTimeoutMs, 4321, 'the host\'s default deadline is handed down');
-  assert.deepEqual(lastSessionEvents(), [
+  assert.deepEqual(await lastSessionEvents(), [
     ['tool.session.opened', 'mcp:second.echo', undefined],
     ['agent.toolCalled', 'mcp:second.echo', undefined],
     ['agent.toolReturned', 'mcp:second.echo', 'ok'],
@@ -115,7 +115,7 @@ test('an abort thrown by the source is the call\'s outcome and is recorded as su
   const result = await call('mcp:first.slow');
   assert.equal(result.isError, true);
   assert.deepEqual(result.content, [{ type: 'text', text: 'first gave up' }]);
-  assert.deepEqual(lastSessionEvents().map((e) => e[2]), [undefined, undefined, 'timeout', 'failed']);
+  assert.deepEqual((await lastSessionEvents()).map((e) => e[2]), [undefined, undefined, 'timeout', 'failed']);
 });
 
 test('a workflow\'s steps run through the same routing, each step in the workflow\'s session', async () => {
@@ -125,7 +125,7 @@ test('a workflow\'s steps run through the same routing, each step in the workflo
   assert.deepEqual(first.seen.map((s) => s.args), [{ text: 'hi' }]);
   assert.deepEqual(second.seen.map((s) => s.args), [{ previous: 'first' }]);
   assert.deepEqual(result.structuredContent, { from: 'second', got: { previous: 'first' } });
-  assert.deepEqual(lastSessionEvents(), [
+  assert.deepEqual(await lastSessionEvents(), [
     ['tool.session.opened', 'workflow:both', undefined],
     ['agent.toolCalled', 'mcp:first.echo', undefined],
     ['agent.toolReturned', 'mcp:first.echo', 'ok'],

@@ -3,6 +3,7 @@
 // answers the call -32602 with the reason; the request travels on the call's
 // own stream (no GET stream needed); `conditional` asks for write/exec tools
 // only. Raw JSON-RPC so the tests can answer as badly as real clients do.
+import { storedEvents } from '../helpers/event-store.js';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,7 +63,7 @@ type Ev = { type: string; sessionId: string; payload: Record<string, unknown> };
 async function lastSession(): Promise<Ev[]> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const all = server.running.host.events!.readAfter('acme', -1, 10_000) as Ev[];
+    const all = (await storedEvents(server.running.host.events!, 'acme', -1, 10_000)) as Ev[];
     const opened = all.filter((e) => e.type === 'tool.session.opened').at(-1);
     const evs = opened ? all.filter((e) => e.sessionId === opened.sessionId) : [];
     if (evs.at(-1)?.type === 'tool.session.closed' || Date.now() > deadline) return evs;

@@ -30,7 +30,7 @@ test('SIGKILL right after a call returns: the whole session is in the log after 
   }
   const log = EventLog.open(world.eventsFile);
   try {
-    const events = log.readAfter('a', -1, 100);
+    const events = await log.readAfter('a', -1, 100);
     assert.deepEqual(
       events.map((e) => e.type),
       ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed'],

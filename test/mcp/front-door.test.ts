@@ -1,6 +1,7 @@
 // The MCP front door with the SDK's own Client over Streamable HTTP:
 // paging, one call per source, list_changed, tenancy, host annotations,
 // approval by elicitation, hostile argv, and the tool-session bracket.
+import { storedEvents } from '../helpers/event-store.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -30,7 +31,7 @@ after(async () => {
 // Names as tenant a's key (scope exec) sees them; b's tools are a subset with no collisions, so b's names are the same.
 const nameOf = (toolId: string) => server.running.host.store.current().viewFor({ tenant: 'a', scopes: new Set(['exec']) }).mcpNames.byToolId.get(toolId)!;
 const textOf = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as { type: string; text: string }[])[0].text;
-const sessionEvents = () => server.running.host.events!.readAfter('a', -1, 1000);
+const sessionEvents = () => storedEvents(server.running.host.events!, 'a', -1, 1000);
 
 describe('tools/list', () => {
   test('pages through exactly the caller\'s catalog, with the host\'s annotations', async () => {
@@ -147,8 +148,8 @@ describe('tools/call', () => {
 
 describe('tool sessions', () => {
   type Ev = { type: string; sessionId: string; payload: Record<string, unknown>; sequence: number };
-  const lastSession = (): Ev[] => {
-    const all = sessionEvents() as Ev[];
+  const lastSession = async (): Promise<Ev[]> => {
+    const all = (await sessionEvents()) as Ev[];
     const opened = all.filter((e) => e.type === 'tool.session.opened').at(-1)!;
     return all.filter((e) => e.sessionId === opened.sessionId);
   };
@@ -156,46 +157,46 @@ describe('tool sessions', () => {
 
   test('success, error, timeout, cancel, invalid, unknown: each a complete bracket with the right outcome', async () => {
     await a.callTool({ name: nameOf('openwop:t.upper'), arguments: { text: CANARY_ARG } });
-    assert.deepEqual(shape(lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:ok', 'closed:completed']);
+    assert.deepEqual(shape(await lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:ok', 'closed:completed']);
 
     const failed = await a.callTool({ name: nameOf('openwop:t.fail'), arguments: {} });
     assert.equal(failed.isError, true);
-    assert.deepEqual(shape(lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:error', 'closed:failed']);
+    assert.deepEqual(shape(await lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:error', 'closed:failed']);
 
     const slow = await a.callTool({ name: nameOf('mcp:fx.slow'), arguments: { ms: 5000 } });
     assert.equal(slow.isError, true);
-    assert.deepEqual(shape(lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:timeout', 'closed:failed']);
+    assert.deepEqual(shape(await lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:timeout', 'closed:failed']);
 
     const controller = new AbortController();
     const pending = a.callTool({ name: nameOf('openwop:t.wait'), arguments: { ms: 5000 } }, undefined, { signal: controller.signal });
     setTimeout(() => controller.abort('test cancels'), 200);
     await assert.rejects(pending);
     const end = Date.now() + 3000;
-    while (lastSession().at(-1)?.type !== 'tool.session.closed' && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(shape(lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:cancelled', 'closed:cancelled']);
+    while ((await lastSession()).at(-1)?.type !== 'tool.session.closed' && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(shape(await lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:cancelled', 'closed:cancelled']);
 
     await a.callTool({ name: nameOf('openwop:t.upper'), arguments: { text: 1 } }).catch(() => undefined);
-    assert.deepEqual(shape(lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:invalid', 'closed:failed']);
+    assert.deepEqual(shape(await lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:invalid', 'closed:failed']);
 
     await a.callTool({ name: 'nothing_here', arguments: {} }).catch(() => undefined);
-    assert.deepEqual(shape(lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:refused', 'closed:failed']);
+    assert.deepEqual(shape(await lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:refused', 'closed:failed']);
 
     await a.callTool({ name: nameOf('workflow:shout'), arguments: { text: CANARY_ARG } });
-    assert.deepEqual(shape(lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:ok', 'agent.toolCalled', 'returned:ok', 'closed:completed']);
-    assert.equal(lastSession()[0].payload.toolId, 'workflow:shout');
+    assert.deepEqual(shape(await lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:ok', 'agent.toolCalled', 'returned:ok', 'closed:completed']);
+    assert.equal((await lastSession())[0].payload.toolId, 'workflow:shout');
 
     // Content-free: no argument or result value anywhere in the log, sequences strictly increasing.
-    const all = sessionEvents() as Ev[];
+    const all = (await sessionEvents()) as Ev[];
     const text = JSON.stringify(all);
     for (const canary of [CANARY_ARG, CANARY_ARG.toUpperCase(), CANARY_RESULT, API_SECRET]) assert.ok(!text.includes(canary), canary);
     for (let i = 1; i < all.length; i++) assert.ok(all[i].sequence > all[i - 1].sequence);
   });
 
   test('events are readable over HTTP, tenant-scoped', async () => {
-    const sessionId = lastSession()[0].sessionId;
+    const sessionId = (await lastSession())[0].sessionId;
     const mine = await request(server.url, `/sessions/${sessionId}/events`, { token: 'ka' });
     assert.equal(mine.status, 200);
-    assert.equal(mine.json().events.length, lastSession().length);
+    assert.equal(mine.json().events.length, (await lastSession()).length);
     const theirs = await request(server.url, `/sessions/${sessionId}/events`, { token: 'kb' });
     assert.equal(theirs.status, 404);
   });

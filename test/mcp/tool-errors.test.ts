@@ -5,6 +5,7 @@
 // prefix; a tool named by its toolId is found for a caller who sees it; a
 // result that breaks its outputSchema is an error result, recorded in the
 // event log, /health/sources and /metrics.
+import { storedEvents } from '../helpers/event-store.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -34,7 +35,7 @@ const textOf = (r: object) => ((r as { content: unknown }).content as { type: st
 const lastTextOf = (r: object) => ((r as { content: unknown }).content as { type: string; text: string }[]).at(-1)!.text;
 const refusal = (p: Promise<unknown>) => p.then(() => assert.fail('answered'), (e: McpError) => e);
 type Ev = { type: string; payload: { status?: string; toolId?: string } };
-const returned = (toolId: string) => (server.running.host.events!.readAfter('a', -1, 10_000) as Ev[]).filter((e) => e.type === 'agent.toolReturned' && e.payload.toolId === toolId).map((e) => e.payload.status);
+const returned = async (toolId: string) => ((await storedEvents(server.running.host.events!, 'a', -1, 10_000)) as Ev[]).filter((e) => e.type === 'agent.toolReturned' && e.payload.toolId === toolId).map((e) => e.payload.status);
 
 describe('invalid arguments', () => {
   test('are a tool result with isError naming the path and the rule', async () => {
@@ -45,7 +46,7 @@ describe('invalid arguments', () => {
     assert.match(textOf(extra), /^Invalid arguments for openwop:r\.count: \/ must NOT have additional properties \(from\)$/);
     const missing = await a.client.callTool({ name: nameOf('mcp:fx.shaped'), arguments: {} });
     assert.match(textOf(missing), /must have required property 'conform' \(conform\)$/);
-    assert.deepEqual(returned('openwop:r.count').slice(-2), ['invalid', 'invalid']);
+    assert.deepEqual((await returned('openwop:r.count')).slice(-2), ['invalid', 'invalid']);
   });
 });
 
@@ -86,7 +87,7 @@ describe('output schemas', () => {
     assert.equal(r.structuredContent, undefined);
     assert.equal(lastTextOf(r), 'mcp:fx.shaped returned a result that does not match its outputSchema: structuredContent /count must be integer');
     assert.equal(textOf(r), '{"count":"many"}', 'the tool\'s own content stays');
-    assert.equal(returned('mcp:fx.shaped').at(-1), 'invalid_output');
+    assert.equal((await returned('mcp:fx.shaped')).at(-1), 'invalid_output');
     const h = await health('mcp:fx');
     assert.equal(h.outputSchemaMismatches, 1);
     assert.equal(h.lastOutputSchemaMismatch.toolId, 'mcp:fx.shaped');

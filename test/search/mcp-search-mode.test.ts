@@ -4,6 +4,7 @@
 // the rules of a direct call (validation, approval by elicitation, the event
 // bracket with the real toolId); other tenants' tools are neither found nor
 // callable; the mode is chosen per connection or per tenant.
+import { storedEvents } from '../helpers/event-store.js';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -50,7 +51,7 @@ type Ev = { type: string; sessionId: string; payload: Record<string, unknown> };
 async function lastSession(tenant: string): Promise<Ev[]> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const all = server.running.host.events!.readAfter(tenant, -1, 10_000) as Ev[];
+    const all = (await storedEvents(server.running.host.events!, tenant, -1, 10_000)) as Ev[];
     const opened = all.filter((e) => e.type === 'tool.session.opened').at(-1);
     const evs = opened ? all.filter((e) => e.sessionId === opened.sessionId) : [];
     if (evs.at(-1)?.type === 'tool.session.closed' || Date.now() > deadline) return evs;

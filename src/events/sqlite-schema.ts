@@ -1,0 +1,100 @@
+// The SQLite file behind the event log (log.ts; CONTRACT.md "Tool sessions"):
+// opening it in WAL mode, its tables, and the prepared statements the log
+// runs. Kept apart from the log's behaviour (group commit, faults,
+// subscriptions) so each reads on its own.
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import type { SerializedEvent, ToolEventType } from './event-types.js';
+
+/** How long an append waits for another writer's lock before it is refused as `busy`. */
+export const BUSY_TIMEOUT_MS = 5000;
+const SCHEMA_VERSION = 1;
+
+export interface EventRow {
+  event_id: string;
+  type: ToolEventType;
+  sequence: number;
+  timestamp: string;
+  tenant: string;
+  principal: string;
+  session_id: string;
+  payload: string;
+}
+
+const EVENT_JSON = `json_object('eventId', event_id, 'type', type, 'sequence', sequence, 'timestamp', timestamp,
+  'tenant', tenant, 'principal', principal, 'sessionId', session_id, 'payload', json(payload))`;
+const EVENT_COLUMNS = 'event_id, type, sequence, timestamp, tenant, principal, session_id, payload';
+
+/** Opens `file` in WAL mode and brings its schema up to date; returns the handle and the file's logId. */
+export function openDatabase(file: string): { db: Database.Database; logId: string } {
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) throw new Error(`${file}: event log schema version ${version} is newer than this host understands (${SCHEMA_VERSION})`);
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS tool_events (
+        id         INTEGER PRIMARY KEY,          -- insertion order across tenants (retention by count)
+        event_id   TEXT NOT NULL UNIQUE,
+        tenant     TEXT NOT NULL,
+        sequence   INTEGER NOT NULL,
+        type       TEXT NOT NULL,
+        timestamp  TEXT NOT NULL,                -- ISO 8601 UTC, ms precision: sorts as text
+        principal  TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        payload    TEXT NOT NULL,
+        UNIQUE (tenant, sequence)
+      );
+      CREATE INDEX IF NOT EXISTS tool_events_session ON tool_events (tenant, session_id, sequence);
+      CREATE INDEX IF NOT EXISTS tool_events_time ON tool_events (timestamp);
+      CREATE TABLE IF NOT EXISTS tool_event_streams (
+        tenant        TEXT PRIMARY KEY,
+        last_sequence INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS tool_event_meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+      PRAGMA user_version = ${SCHEMA_VERSION};
+    `);
+    db.prepare(`INSERT INTO tool_event_meta (key, value) VALUES ('logId', ?) ON CONFLICT (key) DO NOTHING`).run(randomUUID());
+    const { value: logId } = db.prepare(`SELECT value FROM tool_event_meta WHERE key = 'logId'`).get() as { value: string };
+    return { db, logId };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/** Every statement the log runs, prepared once. */
+export function prepareStatements(db: Database.Database) {
+  return {
+    probe: db.prepare<[string]>(
+      `INSERT INTO tool_event_meta (key, value) VALUES ('lastProbe', ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    ),
+    bumpStream: db.prepare<[string], { last_sequence: number }>(
+      `INSERT INTO tool_event_streams (tenant, last_sequence) VALUES (?, 0)
+       ON CONFLICT (tenant) DO UPDATE SET last_sequence = last_sequence + 1
+       RETURNING last_sequence`,
+    ),
+    insertEvent: db.prepare<[string, string, number, string, string, string, string, string]>(
+      `INSERT INTO tool_events (event_id, tenant, sequence, type, timestamp, principal, session_id, payload)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    selectSession: db.prepare<[string, string], EventRow>(`SELECT ${EVENT_COLUMNS} FROM tool_events WHERE tenant = ? AND session_id = ? ORDER BY sequence`),
+    selectAfter: db.prepare<[string, number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM tool_events WHERE tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?`),
+    selectLast: db.prepare<[string], { last_sequence: number }>('SELECT last_sequence FROM tool_event_streams WHERE tenant = ?'),
+    selectAfterJson: db.prepare<[string, number, number], SerializedEvent>(
+      `SELECT sequence, type, ${EVENT_JSON} AS json FROM tool_events WHERE tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?`,
+    ),
+    selectSessionJson: db
+      .prepare<[string, string], string>(`SELECT ${EVENT_JSON} FROM tool_events WHERE tenant = ? AND session_id = ? ORDER BY sequence`)
+      .pluck(),
+    pruneOlderThan: db.prepare<[string]>('DELETE FROM tool_events WHERE timestamp < ?'),
+    pruneBeyondCount: db.prepare<[number]>('DELETE FROM tool_events WHERE id <= (SELECT id FROM tool_events ORDER BY id DESC LIMIT 1 OFFSET ?)'),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;
