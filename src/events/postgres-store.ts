@@ -56,6 +56,14 @@ export interface PostgresEventStoreOptions extends Pick<EventLogOptions, 'retent
   connectTimeoutMs?: number;
 }
 
+/** The store could not be opened (the database unreachable, refused credentials, a newer schema); the message names the server, never the URL. */
+export class EventStoreOpenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EventStoreOpenError';
+  }
+}
+
 export const DEFAULT_CHANNEL = 'toolhost_events';
 const DEFAULT_POOL_SIZE = 10;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
@@ -159,7 +167,7 @@ export class PostgresEventStore implements EventStore {
     } catch (err) {
       await feed?.close();
       await pool.end().catch(() => {});
-      throw new Error(`event store ${server}: ${scrub(err instanceof Error ? err.message : String(err))}`);
+      throw new EventStoreOpenError(`event store ${server}: ${scrub(err instanceof Error ? err.message : String(err))}`);
     }
   }
 
