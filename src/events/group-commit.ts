@@ -1,9 +1,9 @@
 // Group commit for the event log (log.ts; CONTRACT.md "Tool sessions": a
-// durable log). A durable commit costs one fsync of the WAL, far more than
-// writing a few rows, and better-sqlite3 runs a transaction synchronously on
-// the event loop. So appends are queued, and the queue is committed as one
-// transaction on a later turn: every append that arrived meanwhile (other
-// requests' sessions) shares that transaction and its single fsync, and each
+// durable log). better-sqlite3 runs a transaction synchronously on the event
+// loop, and a transaction costs far more than the rows it writes. So appends
+// are queued, and the queue is committed as one transaction on a later turn:
+// every append that arrived meanwhile (other requests' sessions) shares that
+// transaction (and, under `full`, one fdatasync: wal-sync.ts), and each
 // caller's promise settles after it.
 //
 // When the queue is committed is the trigger. `immediate` (the default) runs
@@ -36,6 +36,8 @@ export interface GroupCommitStats {
   events: number;
   /** Groups that ended with an fsync of the WAL. */
   syncedGroups: number;
+  /** Syncs run for write-ahead records no ordinary commit made durable in time. */
+  deferredSyncs: number;
 }
 
 /** Bounds one transaction: a burst larger than this is committed in several groups, in order. */

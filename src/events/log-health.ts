@@ -75,7 +75,7 @@ function describeReason(reason: AppendFailureReason): string {
   }
 }
 
-/** Maps what SQLite (or the file system under it) threw to an AppendFailure. */
+/** Maps what SQLite (or the file system under it, or an fdatasync of the WAL) threw to an AppendFailure. */
 export function classifyFailure(err: unknown): AppendFailure {
   const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : 'UNKNOWN';
   const message = err instanceof Error ? err.message : String(err);
@@ -84,6 +84,10 @@ export function classifyFailure(err: unknown): AppendFailure {
   else if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code.startsWith('SQLITE_CANTOPEN')) reason = 'read_only';
   else if (code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_CORRUPT')) reason = 'io_error';
   else if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) reason = 'busy';
+  // What fdatasync of the WAL reports (wal-sync.ts).
+  else if (code === 'ENOSPC' || code === 'EDQUOT') reason = 'disk_full';
+  else if (code === 'EROFS') reason = 'read_only';
+  else if (code === 'EIO') reason = 'io_error';
   return { reason, code, message };
 }
 

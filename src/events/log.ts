@@ -17,42 +17,41 @@
 // when two processes share the file (the bump and the insert run under one
 // IMMEDIATE transaction, i.e. under SQLite's write lock).
 //
-// Durability. The database runs in WAL mode. `append` resolves only after its
-// transaction has committed: the transaction's frames have been appended to
-// the `-wal` file with write(2). Data handed to write(2) sits in the page
-// cache, which belongs to the kernel, not to our process, so a killed process
-// (SIGKILL, OOM kill, crash) loses nothing committed: the next open replays
-// the WAL. What reaches the disk before `append` resolves is `synchronous`
-// (`events.synchronous`):
-// - `full` (the default): a commit holding any ordinary append runs with
-//   SQLite's synchronous=FULL: the WAL is fsync'd (fdatasync) before the
-//   commit returns, so an acknowledged event survives a power loss or kernel
-//   crash. The WAL is one file written in order, so that fsync also covers
-//   every frame written before it, by any connection or process.
+// Durability. The database runs in WAL mode with SQLite's synchronous=NORMAL:
+// a commit appends the transaction's frames to the `-wal` file with write(2)
+// and does not fsync (SQLite syncs at checkpoints only). Data handed to
+// write(2) sits in the page cache, which belongs to the kernel, not to our
+// process, so a killed process (SIGKILL, OOM kill, crash) loses nothing
+// committed: the next open replays the WAL. What `events.synchronous` adds:
+// - `full` (the default): before an append resolves, the log fdatasyncs the
+//   `-wal` file itself, on libuv's thread pool (wal-sync.ts), so the event
+//   loop is never held by the disk. That is what SQLite's synchronous=FULL
+//   does inside the commit; the WAL is one file written in order, so one
+//   fdatasync makes every frame written before it durable, whoever wrote it.
+//   An acknowledged event survives a power loss or kernel crash.
 //   A write-ahead append (`{ writeAhead: true }`: a call's record made before
-//   its tool runs, see session.ts) is committed with synchronous=NORMAL:
-//   written, not yet fsync'd. It is fsync'd by the next ordinary commit (its
-//   call's answer record at the latest) or by a sync DEFERRED_SYNC_MS after
-//   its commit, whichever comes first. So a power loss loses no event of a
-//   call whose answer went out, and at most the write-ahead records of calls
-//   started in the last DEFERRED_SYNC_MS whose answers had not gone out.
-// - `normal`: every commit runs with synchronous=NORMAL; the WAL is fsync'd
-//   only at checkpoints. A process kill still loses nothing committed; a
-//   power loss or kernel crash may lose the last commits, acknowledged ones
-//   included.
+//   its tool runs, see session.ts) resolves once committed; its frames are
+//   synced by the next ordinary append's fdatasync (its call's answer record
+//   at the latest) or DEFERRED_SYNC_MS after its commit, whichever is first.
+//   So a power loss loses no event of a call whose answer went out, and at
+//   most the write-ahead records of calls started in the last
+//   DEFERRED_SYNC_MS whose answers had not gone out.
+// - `normal`: no sync per append. A process kill still loses nothing
+//   committed; a power loss or kernel crash may lose the last appends,
+//   acknowledged ones included.
 // Either way the file stays consistent (WAL frames are checksummed and a torn
-// tail is discarded), and readers (GET /events, subscribers) see an event
-// once it is committed, which for a write-ahead record under `full` is up to
-// DEFERRED_SYNC_MS before it is on disk: after a power loss in that window,
-// its sequence number is handed out again to another event.
+// tail is discarded). Readers (GET /events, subscribers) see an event once it
+// is committed, which may be before it is synced: after a power loss in that
+// window, a reader may have seen an event the restarted log does not have,
+// and its sequence number is handed out again to another event.
 //
-// Group commit (group-commit.ts). One fsync costs far more than the rows it
-// makes durable, so appends are queued and the queue is committed as one
-// IMMEDIATE transaction on a later turn of the event loop: concurrent calls
-// share one commit and one fsync; each caller's promise settles after it.
-// A group is stored all or none: if its transaction fails, every append in
-// it is refused. Subscribers get the events after the commit, once each, in
-// sequence order (subscribers.ts).
+// Group commit (group-commit.ts). Appends are queued and the queue is
+// committed as one IMMEDIATE transaction on a later turn of the event loop:
+// concurrent calls share one commit, and the appends of commits made while
+// an fdatasync runs share the next one. Each caller's promise settles after
+// its commit (and sync). A group is stored all or none: if its transaction
+// fails, every append in it is refused. Subscribers get the events after the
+// commit, once each, in sequence order (subscribers.ts).
 //
 // Faults (src/events/log-health.ts). Before each write, and on a timer while
 // idle, the log checks that its file and `-wal` are still the ones it opened
@@ -74,39 +73,18 @@ import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } from './event-types.js';
-import { GroupCommitQueue, type GroupCommitStats, type GroupTrigger, type PendingAppend } from './group-commit.js';
+import { GroupCommitQueue, type GroupCommitStats, type PendingAppend } from './group-commit.js';
 import { classifyFailure, FileIdentity, WriteGuard, type AppendFailure, type EventLogHealth } from './log-health.js';
 import { BUSY_TIMEOUT_MS, openDatabase, prepareStatements, type EventRow, type Statements } from './sqlite-schema.js';
 import type { AppendOptions, EventStore } from './store.js';
+import { checkOptions, type EventLogOptions } from './log-options.js';
 import { Subscribers } from './subscribers.js';
+import { WalSync } from './wal-sync.js';
 
 export { EventLogUnavailableError, type AppendFailure, type EventLogHealth } from './log-health.js';
 export * from './event-types.js';
 export type { GroupCommitStats, GroupTrigger } from './group-commit.js';
-
-/** What is fsync'd before an append resolves (see "Durability" above). */
-export type EventSynchronous = 'full' | 'normal';
-
-export interface EventLogOptions {
-  /** `full` (default): fsync'd before append resolves; `normal`: fsync'd only at checkpoints. */
-  synchronous?: EventSynchronous;
-  /** When queued appends are committed (group-commit.ts; default `immediate`). */
-  groupTrigger?: GroupTrigger;
-  /** Events older than this many days are pruned (at open and periodically). Unset: kept by age forever. */
-  retentionDays?: number;
-  /** At most this many events are kept in the file, all tenants together; the oldest go first. Unset: no cap. */
-  maxEvents?: number;
-  /** How often retention runs while the log is open (default 60 000 ms). Only matters with a retention option. */
-  pruneIntervalMs?: number;
-  /** How often the file's identity is checked, a failing log probed and other writers' events delivered, while no append comes (default 1000 ms). */
-  checkIntervalMs?: number;
-  /** False: a missing file is an error at open, not a new empty log (default true). */
-  createIfMissing?: boolean;
-  /** Called for every refused append (after the log's own bookkeeping; a throw here is ignored). */
-  onAppendFailure?: (failure: AppendFailure) => void;
-  /** Called when the log becomes unwritable or writable again. */
-  onHealthChange?: (health: EventLogHealth) => void;
-}
+export type { EventLogOptions, EventSynchronous } from './log-options.js';
 
 const DEFAULT_PRUNE_INTERVAL_MS = 60_000;
 const DEFAULT_CHECK_INTERVAL_MS = 1000;
@@ -127,19 +105,6 @@ function toEvent(row: EventRow): ToolEvent {
   };
 }
 
-/** Refuses option values no store could honour (the PostgreSQL store checks its retention options here too). */
-export function checkOptions(options: EventLogOptions): void {
-  const { retentionDays, maxEvents, pruneIntervalMs, checkIntervalMs, synchronous, groupTrigger } = options;
-  if (retentionDays !== undefined && !(typeof retentionDays === 'number' && Number.isFinite(retentionDays) && retentionDays > 0)) {
-    throw new RangeError('retentionDays must be a positive number');
-  }
-  if (maxEvents !== undefined && !(Number.isSafeInteger(maxEvents) && maxEvents > 0)) throw new RangeError('maxEvents must be a positive integer');
-  if (pruneIntervalMs !== undefined && !(Number.isSafeInteger(pruneIntervalMs) && pruneIntervalMs > 0)) throw new RangeError('pruneIntervalMs must be a positive integer');
-  if (checkIntervalMs !== undefined && !(Number.isSafeInteger(checkIntervalMs) && checkIntervalMs > 0)) throw new RangeError('checkIntervalMs must be a positive integer');
-  if (synchronous !== undefined && synchronous !== 'full' && synchronous !== 'normal') throw new RangeError('synchronous must be "full" or "normal"');
-  if (groupTrigger !== undefined && groupTrigger !== 'immediate' && groupTrigger !== 'microtask') throw new RangeError('groupTrigger must be "immediate" or "microtask"');
-}
-
 export class EventLog implements EventStore {
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly checkTimer: NodeJS.Timeout;
@@ -150,11 +115,11 @@ export class EventLog implements EventStore {
   private readonly queue: GroupCommitQueue;
   private readonly subscribers: Subscribers;
   private readonly insertGroup: (group: readonly PendingAppend[], timestamp: string) => ToolEvent[][];
-  /** The connection's current synchronous setting, switched per group under `full`. */
-  private syncMode: 'FULL' | 'NORMAL' | undefined;
+  /** fdatasync of the WAL off the event loop; undefined under `normal` and for a database in memory. */
+  private readonly walSync: WalSync | undefined;
   /** Committed frames not yet fsync'd (write-ahead groups under `full`). */
   private unsynced = false;
-  private readonly counts: GroupCommitStats = { groups: 0, appends: 0, events: 0, syncedGroups: 0 };
+  private readonly counts: GroupCommitStats = { groups: 0, appends: 0, events: 0, syncedGroups: 0, deferredSyncs: 0 };
 
   private constructor(
     private readonly db: Database.Database,
@@ -162,6 +127,7 @@ export class EventLog implements EventStore {
     /** This log's identity (see the head of this file). */
     readonly logId: string,
     identity: FileIdentity | undefined,
+    walFile: string | undefined,
   ) {
     this.guard = new WriteGuard(logId, identity, options);
     this.sql = prepareStatements(db);
@@ -171,20 +137,28 @@ export class EventLog implements EventStore {
       (tenant, after, limit) => this.sql.selectAfter.all(tenant, after, limit).map(toEvent),
     );
     const { bumpStream, insertEvent } = this.sql;
-    const tx = db.transaction((group: readonly PendingAppend[], timestamp: string): ToolEvent[][] =>
-      group.map((pending) =>
+    const tx = db.transaction((group: readonly PendingAppend[], timestamp: string): ToolEvent[][] => {
+      // One bump per tenant and group: its events take the reserved sequences in order.
+      const counts = new Map<string, number>();
+      for (const pending of group) for (const event of pending.events) counts.set(event.tenant, (counts.get(event.tenant) ?? 0) + 1);
+      const next = new Map<string, number>();
+      for (const [tenant, n] of counts) next.set(tenant, bumpStream.get(tenant, n, n)!.last_sequence - n + 1);
+      return group.map((pending) =>
         pending.events.map((event) => {
-          const { last_sequence: sequence } = bumpStream.get(event.tenant)!;
+          const sequence = next.get(event.tenant)!;
+          next.set(event.tenant, sequence + 1);
           const eventId = randomUUID();
           const payload = JSON.stringify(event.payload);
           insertEvent.run(eventId, event.tenant, sequence, event.type, timestamp, event.principal, event.sessionId, payload);
           return { eventId, type: event.type, sequence, timestamp, tenant: event.tenant, principal: event.principal, sessionId: event.sessionId, payload: JSON.parse(payload) as ToolEvent['payload'] };
         }),
-      ),
-    );
+      );
+    });
     // IMMEDIATE: take the write lock before reading the streams' last sequences.
     this.insertGroup = tx.immediate;
-    this.setSync(options.synchronous === 'normal' ? 'NORMAL' : 'FULL');
+    // Every commit only writes; what `full` adds is the log's own fdatasync (see "Durability" above).
+    db.pragma('synchronous = NORMAL');
+    this.walSync = walFile !== undefined && options.synchronous !== 'normal' ? new WalSync(walFile) : undefined;
 
     if (options.retentionDays !== undefined || options.maxEvents !== undefined) {
       this.pruneNow();
@@ -211,7 +185,7 @@ export class EventLog implements EventStore {
     if (onDisk) mkdirSync(dirname(file), { recursive: true });
     const { db, logId } = openDatabase(file);
     try {
-      return new EventLog(db, options, logId, onDisk ? new FileIdentity(file) : undefined);
+      return new EventLog(db, options, logId, onDisk ? new FileIdentity(file) : undefined, onDisk ? `${file}-wal` : undefined);
     } catch (err) {
       db.close();
       throw err;
@@ -255,51 +229,47 @@ export class EventLog implements EventStore {
     }
     const lost = this.guard.lostFile();
     if (lost) return refuseAll(lost);
-    const durable = this.options.synchronous !== 'normal' && group.some((p) => !p.writeAhead);
     let stored: ToolEvent[][];
     try {
-      if (this.options.synchronous !== 'normal') this.setSync(durable ? 'FULL' : 'NORMAL');
       stored = this.insertGroup(group, new Date().toISOString());
     } catch (err) {
       return refuseAll(classifyFailure(err));
     }
-    this.guard.succeeded();
     this.counts.groups++;
     this.counts.appends += group.length;
-    if (durable) {
-      this.counts.syncedGroups++;
-      this.unsynced = false;
-      clearTimeout(this.deferredSync);
-      this.deferredSync = undefined;
-    } else if (this.options.synchronous !== 'normal') {
-      this.unsynced = true;
-      this.deferredSync ??= setTimeout(() => this.syncDeferred(), DEFERRED_SYNC_MS);
-    }
     for (const events of stored) {
       this.counts.events += events.length;
       this.subscribers.deliver(events);
     }
-    group.forEach((pending, i) => pending.resolve(stored[i]));
+    const settle = () => {
+      this.guard.succeeded();
+      group.forEach((pending, i) => pending.resolve(stored[i]));
+    };
+    if (this.walSync === undefined) return settle();
+    if (group.every((p) => p.writeAhead)) {
+      this.unsynced = true;
+      this.deferredSync ??= setTimeout(() => this.syncDeferred(), DEFERRED_SYNC_MS);
+      return settle();
+    }
+    // This sync covers every frame written so far, write-ahead ones included.
+    this.unsynced = false;
+    clearTimeout(this.deferredSync);
+    this.deferredSync = undefined;
+    this.counts.syncedGroups++;
+    this.walSync.request().then(settle, (err: unknown) => refuseAll(classifyFailure(err)));
   }
 
   /** Makes committed write-ahead frames durable when no ordinary commit has done it in time. */
   private syncDeferred(): void {
     this.deferredSync = undefined;
-    if (!this.unsynced || this.closed) return;
-    try {
-      this.setSync('FULL');
-      this.sql.probe.run(new Date().toISOString());
-      this.unsynced = false;
-    } catch {
-      // Retried shortly; an append meanwhile reports the fault itself.
-      this.deferredSync = setTimeout(() => this.syncDeferred(), DEFERRED_SYNC_MS);
-    }
-  }
-
-  private setSync(mode: 'FULL' | 'NORMAL'): void {
-    if (this.syncMode === mode) return;
-    this.db.pragma(`synchronous = ${mode}`);
-    this.syncMode = mode;
+    if (!this.unsynced || this.closed || this.walSync === undefined) return;
+    this.unsynced = false;
+    this.counts.deferredSyncs++;
+    this.walSync.request().catch(() => {
+      // Retried shortly; the next ordinary commit reports a failing disk itself.
+      this.unsynced = true;
+      if (!this.closed) this.deferredSync ??= setTimeout(() => this.syncDeferred(), DEFERRED_SYNC_MS);
+    });
   }
 
   /** Whether events can be written now, and if not why and since when. */
@@ -398,10 +368,6 @@ export class EventLog implements EventStore {
    * which fsyncs it). Idempotent.
    */
   async close(): Promise<void> {
-    this.closeNow();
-  }
-
-  private closeNow(): void {
     if (this.closed) return;
     this.queue.flush();
     this.closed = true;
@@ -410,5 +376,6 @@ export class EventLog implements EventStore {
     clearTimeout(this.deferredSync);
     this.subscribers.clear();
     this.db.close();
+    await this.walSync?.close();
   }
 }

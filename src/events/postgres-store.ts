@@ -35,7 +35,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } from './event-types.js';
-import { checkOptions, type EventLogOptions } from './log.js';
+import { checkOptions, type EventLogOptions } from './log-options.js';
 import { EventLogUnavailableError, WriteGuard, type AppendFailure, type DatabaseHealth, type EventLogHealth, type WriteGuardHooks } from './log-health.js';
 import { LiveFeed } from './postgres-feed.js';
 import { classifyPgFailure, describeServer, scrubber } from './postgres-errors.js';

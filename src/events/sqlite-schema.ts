@@ -74,9 +74,10 @@ export function prepareStatements(db: Database.Database) {
       `INSERT INTO tool_event_meta (key, value) VALUES ('lastProbe', ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
     ),
-    bumpStream: db.prepare<[string], { last_sequence: number }>(
-      `INSERT INTO tool_event_streams (tenant, last_sequence) VALUES (?, 0)
-       ON CONFLICT (tenant) DO UPDATE SET last_sequence = last_sequence + 1
+    /** Reserves the next `n` sequences of a stream (tenant, n, n); returns the last of them. */
+    bumpStream: db.prepare<[string, number, number], { last_sequence: number }>(
+      `INSERT INTO tool_event_streams (tenant, last_sequence) VALUES (?, ? - 1)
+       ON CONFLICT (tenant) DO UPDATE SET last_sequence = last_sequence + ?
        RETURNING last_sequence`,
     ),
     insertEvent: db.prepare<[string, string, number, string, string, string, string, string]>(

@@ -213,7 +213,7 @@ test('bad retention options and a newer schema are refused at open', () => {
   assert.throws(() => EventLog.open(file), /schema version 99/);
 });
 
-test('the file runs in WAL mode; synchronous FULL for an ordinary commit by default, NORMAL throughout with synchronous: normal', async () => {
+test('the file runs in WAL mode with SQLite synchronous=NORMAL; under full the log fsyncs the WAL itself before an append resolves', async () => {
   const { log, file } = openTempLog();
   const normal = openTempLog({ synchronous: 'normal' }).log;
   try {
@@ -221,8 +221,10 @@ test('the file runs in WAL mode; synchronous FULL for an ordinary commit by defa
     await appendOne(normal, opened(ACME, 's'));
     // synchronous is per connection: read it through the log's own handle.
     const handle = (log as unknown as { db: Database.Database }).db;
-    assert.equal(handle.pragma('synchronous', { simple: true }), 2, 'FULL');
+    assert.equal(handle.pragma('synchronous', { simple: true }), 1, 'NORMAL: commits write, the log syncs');
     assert.equal((normal as unknown as { db: Database.Database }).db.pragma('synchronous', { simple: true }), 1, 'NORMAL');
+    assert.equal(log.groupStats().syncedGroups, 1, 'full: the append waited for an fdatasync of the WAL');
+    assert.equal(normal.groupStats().syncedGroups, 0, 'normal: no sync per commit');
     assert.equal(handle.pragma('journal_mode', { simple: true }), 'wal');
     const reader = new Database(file, { readonly: true });
     assert.equal(reader.pragma('journal_mode', { simple: true }), 'wal', 'WAL is a property of the file');
