@@ -108,6 +108,7 @@ export class PostgresEventStore implements EventStore {
   private readonly guard: WriteGuard;
   private readonly queue: Pending[] = [];
   private committing = false;
+  private probing = false;
   private closed = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private database: DatabaseHealth;
@@ -318,7 +319,17 @@ export class PostgresEventStore implements EventStore {
 
   /** Probes the server once (the timer calls it; so may a test). */
   async check(): Promise<void> {
-    if (this.closed) return;
+    // One probe at a time: a slow one (a connect timing out) must not pile up behind the timer.
+    if (this.closed || this.probing) return;
+    this.probing = true;
+    try {
+      await this.probeOnce();
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private async probeOnce(): Promise<void> {
     const started = performance.now();
     const probe = async () => {
       await this.pool.query('SELECT 1');
