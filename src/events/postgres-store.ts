@@ -32,11 +32,11 @@
 // committed, but a refused one can exist. Reads while unreachable reject with
 // EventLogUnavailableError too. No error, log line or health field carries the
 // connection URL or its password.
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } from './event-types.js';
 import { checkOptions, type EventLogOptions } from './log-options.js';
 import { EventLogUnavailableError, WriteGuard, type AppendFailure, type DatabaseHealth, type EventLogHealth, type WriteGuardHooks } from './log-health.js';
+import { commitEvents } from './postgres-append.js';
 import { LiveFeed } from './postgres-feed.js';
 import { classifyPgFailure, describeServer, scrubber } from './postgres-errors.js';
 import { migrate } from './postgres-schema.js';
@@ -72,31 +72,8 @@ const DEFAULT_PRUNE_INTERVAL_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
 /** Events per statement at most; more waiting go in the next one. */
 const MAX_BATCH = 1000;
-const RETRIES_ON_CONFLICT = 5;
-/** A notify payload is limited to 8000 bytes; a longer tenant id is announced as '*' (read every stream). */
-const NOTIFY_TENANT_BYTES = 7000;
 const DAY_MS = 86_400_000;
 
-const APPEND = `
-WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[])
-    AS i(tenant, k, event_id, type, ts, session_id, head, tail)
-), counts AS (
-  SELECT tenant, count(*)::bigint AS n FROM input GROUP BY tenant
-), bumped AS (
-  INSERT INTO toolhost_event_streams AS s (tenant, last_sequence)
-  SELECT tenant, n - 1 FROM counts ORDER BY tenant
-  ON CONFLICT (tenant) DO UPDATE SET last_sequence = s.last_sequence + excluded.last_sequence + 1
-  RETURNING s.tenant, s.last_sequence
-), numbered AS (
-  SELECT i.*, b.last_sequence - c.n + 1 + i.k AS sequence FROM input i JOIN bumped b USING (tenant) JOIN counts c USING (tenant)
-), inserted AS (
-  INSERT INTO toolhost_events (tenant, sequence, event_id, type, ts, session_id, json)
-  SELECT tenant, sequence, event_id, type, ts, session_id, head || sequence::text || tail FROM numbered
-)
-SELECT b.tenant, b.last_sequence::float8 AS last,
-  pg_notify($9, CASE WHEN octet_length(b.tenant) <= ${NOTIFY_TENANT_BYTES} THEN json_build_array(b.tenant, b.last_sequence)::text ELSE '*' END) AS notified
-FROM bumped b`;
 
 interface Pending {
   events: readonly AppendInput[];
@@ -211,57 +188,23 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async commitBatch(batch: Pending[]): Promise<void> {
-    const timestamp = new Date().toISOString();
-    const ordinal = new Map<string, number>();
-    const stored: ToolEvent[][] = batch.map((p) =>
-      p.events.map((e) => {
-        const k = ordinal.get(e.tenant) ?? 0;
-        ordinal.set(e.tenant, k + 1);
-        return { eventId: randomUUID(), type: e.type, sequence: k, timestamp, tenant: e.tenant, principal: e.principal, sessionId: e.sessionId, payload: e.payload };
-      }),
-    );
-    const all = stored.flat();
-    // The wire JSON around the sequence: `{"eventId":…,"type":…,"sequence":` and `,"timestamp":…}`.
-    const heads = all.map((e) => `{"eventId":${JSON.stringify(e.eventId)},"type":${JSON.stringify(e.type)},"sequence":`);
-    const tails = all.map((e) => `,${JSON.stringify({ timestamp: e.timestamp, tenant: e.tenant, principal: e.principal, sessionId: e.sessionId, payload: e.payload }).slice(1)}`);
-    const params = [
-      all.map((e) => e.tenant),
-      all.map((e) => e.sequence),
-      all.map((e) => e.eventId),
-      all.map((e) => e.type),
-      all.map(() => timestamp),
-      all.map((e) => e.sessionId),
-      heads,
-      tails,
-      this.options.channel,
-    ];
-    let rows: Array<{ tenant: string; last: number }>;
+    let stored: ToolEvent[][];
     try {
-      rows = await this.withRetry(async () => (await this.pool.query<{ tenant: string; last: number }>(APPEND, params)).rows);
+      stored = await commitEvents(this.pool, batch.map((p) => p.events), this.options.channel!);
     } catch (err) {
       const failure = this.classify(err);
       for (const p of batch) p.reject(this.guard.refuse(failure));
       return;
     }
     this.guard.succeeded();
-    const firstOf = new Map<string, number>();
-    for (const { tenant, last } of rows) firstOf.set(tenant, last - (ordinal.get(tenant) ?? 0) + 1);
-    for (const e of all) e.sequence += firstOf.get(e.tenant)!;
     batch.forEach((p, i) => p.resolve(stored[i]));
-    for (const tenant of ordinal.keys()) this.feed.appended(tenant, all.filter((e) => e.tenant === tenant));
-  }
-
-  private async withRetry<T>(run: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await run();
-      } catch (err) {
-        const code = (err as { code?: unknown }).code;
-        // Both are rolled back by the server, so trying again cannot duplicate anything.
-        if ((code === '40P01' || code === '40001') && attempt < RETRIES_ON_CONFLICT) continue;
-        throw err;
-      }
+    const byTenant = new Map<string, ToolEvent[]>();
+    for (const e of stored.flat()) {
+      const list = byTenant.get(e.tenant);
+      if (list) list.push(e);
+      else byTenant.set(e.tenant, [e]);
     }
+    for (const [tenant, events] of byTenant) this.feed.appended(tenant, events);
   }
 
   private classify(err: unknown): AppendFailure {
