@@ -14,7 +14,8 @@ RUN apt-get update \
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
-# `npm ci` runs `prepare`, which compiles src/ to dist/.
+COPY ui ./ui
+# `npm ci` runs `prepare`, which compiles src/ to dist/ and the catalog browser (ui/) to dist/ui/.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 
 # Run stage: no compilers, no dev dependencies, no sources.

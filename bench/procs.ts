@@ -1,5 +1,5 @@
-// Child-process plumbing for the bench orchestrator: forked TypeScript
-// children with an IPC channel, CPU time read from /proc, and a raw HTTP
+// Child-process plumbing for the bench orchestrator: forked TypeScript (or
+// compiled) children with an IPC channel, CPU time read from /proc, and a raw HTTP
 // client (no decompression, keep-alive) for collecting exact response bytes.
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -25,7 +25,9 @@ export class Child {
     execArgv: string[] = [],
     stdout: 'inherit' | 'ignore' | 'pipe' = 'ignore',
   ) {
-    this.proc = fork(script, args, { execArgv: ['--import', 'tsx', ...execArgv], stdio: ['ignore', stdout, 'inherit', 'ipc'] });
+    // TypeScript through tsx; compiled JavaScript (the toolhost child, bench/compiled-child.ts) on plain node.
+    const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    this.proc = fork(script, args, { execArgv: [...loader, ...execArgv], stdio: ['ignore', stdout, 'inherit', 'ipc'] });
     this.proc.on('message', (m: Message) => {
       const i = this.waiting.findIndex((w) => w.type === m.type);
       if (i >= 0) this.waiting.splice(i, 1)[0].resolve(m);

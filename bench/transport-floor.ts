@@ -4,8 +4,10 @@
 // bytes but find the line ends and the next cursor. toolhost's re-read
 // after `list_changed` cannot be faster than this on the same machine.
 //
-//   node --import tsx bench/transport-floor.ts [--tools N] [--reads K] [--gap MS]
+//   node --import tsx bench/transport-floor.ts [--tools N] [--reads K] [--gap MS] [--hold]
 // prints one JSON line: { tools, bytes, readsMs: [...] }
+// --hold keeps the first read's pages parsed (the host's heap holds the
+// upstream's tools so): what a heap of parsed tools costs a re-read in GC.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +18,8 @@ function arg(name: string, d: number): number {
 const tools = arg('tools', 10_000);
 const reads = arg('reads', 7);
 const gap = arg('gap', 200);
+const hold = process.argv.includes('--hold');
+const held: unknown[] = [];
 
 const upstream = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('upstream.ts', import.meta.url)), '--tools', String(tools), '--page-size', '200'], { stdio: ['pipe', 'pipe', 'inherit'] });
 let pending: ((line: Buffer) => void) | undefined;
@@ -50,6 +54,7 @@ for (let r = 0; r <= reads; r++) {
   do {
     const line = await call('tools/list', cursor === undefined ? {} : { cursor });
     bytes += line.length;
+    if (hold && r === 0) held.push(JSON.parse(line.toString('utf8')));
     // The cursor sits near the end of the SDK's line: no parse of the page.
     const m = /"nextCursor":"([^"]*)"/.exec(line.subarray(Math.max(0, line.length - 200)).toString('latin1'));
     cursor = m?.[1];
@@ -58,4 +63,4 @@ for (let r = 0; r <= reads; r++) {
   await new Promise((resolve) => setTimeout(resolve, gap));
 }
 upstream.kill();
-process.stdout.write(`${JSON.stringify({ tools, bytes, readsMs: readsMs.map((x) => Math.round(x)) })}\n`);
+process.stdout.write(`${JSON.stringify({ tools, bytes, held: held.length, heapUsedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20), readsMs: readsMs.map((x) => Math.round(x)) })}\n`);

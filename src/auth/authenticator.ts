@@ -6,7 +6,12 @@
 // audit switch ride along so the HTTP layer has one auth object to ask.
 import type { ApiKeyStore } from './api-keys.js';
 import type { AuthOutcome, Authenticator, Principal } from './principal.js';
-import type { RateLimiter, TokenBucket } from './rate-limit.js';
+import type { TokenBucket } from './rate-limit.js';
+
+/** Per-principal buckets: local (RateLimiter) or shared through Redis (SharedRateLimiter). */
+export interface PrincipalLimiter {
+  take(principal: Principal): number | Promise<number>;
+}
 
 /** A credential verifier that may decline a token it does not recognize (e.g. a JWT verifier for a non-JWT). */
 export interface TokenVerifier {
@@ -16,7 +21,7 @@ export interface TokenVerifier {
 
 export interface HostAuthenticatorOptions {
   /** Per-principal limits; absent: no limit. */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: PrincipalLimiter;
   /** The global bound on requests that need no credential; absent: no bound. */
   anonymousBucket?: TokenBucket;
   /** Audit line per authenticated request (default true). */
@@ -30,7 +35,7 @@ const isPromise = <T>(v: unknown): v is Promise<T> => typeof (v as { then?: unkn
 export class HostAuthenticator implements Authenticator {
   readonly audit: boolean;
   readonly challenge: string | undefined;
-  private readonly rateLimiter: RateLimiter | undefined;
+  private readonly rateLimiter: PrincipalLimiter | undefined;
   private readonly anonymousBucket: TokenBucket | undefined;
 
   constructor(
@@ -63,7 +68,7 @@ export class HostAuthenticator implements Authenticator {
     return this.apiKeys.verify(token);
   }
 
-  admit(principal: Principal): number {
+  admit(principal: Principal): number | Promise<number> {
     return this.rateLimiter === undefined ? 0 : this.rateLimiter.take(principal);
   }
 

@@ -88,6 +88,8 @@ export const authConfigSchema = Type.Object(
     defaultRateLimit: Type.Optional(rateLimitSchema),
     /** The global bound on discovery, metrics and unrouted requests (default 1000/s, burst 2000); probes are never limited. */
     anonymousRateLimit: Type.Optional(rateLimitSchema),
+    /** Where per-principal buckets live: this process (`local`, default) or Redis, shared by every replica (`redis`; needs the `redis` section). */
+    rateLimitStore: Type.Optional(StringEnum(['local', 'redis'])),
     jwt: Type.Optional(jwtConfigSchema),
     /** Protected resource metadata (RFC 9728) and the `resource_metadata` hint on every 401; needs `jwt`. */
     oauth: Type.Optional(oauthConfigSchema),

@@ -30,8 +30,9 @@ export interface Authenticator {
   /**
    * Admission after authentication (per-principal rate limit): 0 admits the
    * request, a positive number refuses it and says how many seconds to wait.
+   * A promise only when the answer needs a round trip (shared buckets in Redis).
    */
-  admit?(principal: Principal): number;
+  admit?(principal: Principal): number | Promise<number>;
   /** Admission of a request that needs no credential (health, discovery): 0 or seconds to wait. */
   admitAnonymous?(): number;
   /** Whether the HTTP layer writes an audit line per authenticated request (default true). */

@@ -5,7 +5,7 @@
 // new one and is dropped by the periodic sweep; past `maxBuckets` the oldest
 // bucket gives way.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Principal } from './principal.js';
+import { principalKey, type Principal } from './principal.js';
 
 const RATE_LIMIT_PROPERTIES = {
   /** Sustained rate, tokens added per second. */
@@ -43,6 +43,22 @@ export function resolveRateLimit(setting: RateLimitSetting | undefined, fallback
   return setting;
 }
 
+/**
+ * Whole seconds (at least 1) until a bucket holding `tokens` (< 1) has one
+ * again: the `Retry-After` of a refusal. The one rule both bucket stores
+ * answer by, the local one here and the shared one in Redis
+ * (redis-rate-limit.ts, whose script does the same refill arithmetic).
+ */
+export function retryAfterSeconds(tokens: number, limit: RateLimit): number {
+  const seconds = Math.ceil((1 - tokens) / limit.requestsPerSecond);
+  return seconds < 1 ? 1 : seconds;
+}
+
+/** The bucket of a principal: one per identity (kind, tenant, id), whatever store holds it. */
+export function bucketKeyOf(principal: Principal): string {
+  return principal.key ?? principalKey(principal.kind, principal.tenant, principal.id);
+}
+
 /** Milliseconds on a monotonic clock. */
 const nowMs = (): number => performance.now();
 
@@ -67,8 +83,7 @@ export class TokenBucket {
       return 0;
     }
     this.tokens = tokens;
-    const seconds = Math.ceil((1 - tokens) / this.limit.requestsPerSecond);
-    return seconds < 1 ? 1 : seconds;
+    return retryAfterSeconds(tokens, this.limit);
   }
 
   /** True when the bucket would be full at `now`: forgetting it changes nothing. */
@@ -104,11 +119,16 @@ export class RateLimiter {
     }
   }
 
+  /** The limit of a tenant's principals; undefined: not limited. */
+  limitOf(tenant: string): RateLimit | undefined {
+    return this.tenants.get(tenant);
+  }
+
   /** 0: admitted; otherwise seconds until the principal may retry. */
   take(principal: Principal): number {
     const limit = this.tenants.get(principal.tenant);
     if (limit === undefined) return 0;
-    const key = principal.key ?? `${principal.kind}\u0000${principal.tenant}\u0000${principal.id}`;
+    const key = bucketKeyOf(principal);
     const now = nowMs();
     let bucket = this.buckets.get(key);
     if (bucket === undefined) {

@@ -1,6 +1,7 @@
 // Assembles the auth layer from the config (docs/auth.md): API keys (inline
 // and from the keys file, reloaded), the JWT verifier and its key source, the
-// per-principal rate limiter, the anonymous bound and the audit switch.
+// per-principal rate limiter (local, or shared through Redis), the anonymous
+// bound and the audit switch.
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiKeyStore, recordOfEntry, type PrincipalEntry } from './api-keys.js';
@@ -10,6 +11,9 @@ import { FileJwks, RemoteJwks, type KeySource } from './jwks.js';
 import { JwtVerifier, jwtVerifierOptions } from './jwt.js';
 import { KeysFileReloader } from './key-file.js';
 import { protectedResourceOf, type ProtectedResource } from './protected-resource.js';
+import type { PrincipalLimiter } from './authenticator.js';
+import type { RedisConnection } from './redis-connection.js';
+import { SharedRateLimiter } from './redis-rate-limit.js';
 import { DEFAULT_ANONYMOUS_RATE_LIMIT, DEFAULT_RATE_LIMIT, RateLimiter, resolveRateLimit, TokenBucket, type RateLimit, type RateLimitSetting } from './rate-limit.js';
 
 export interface AuthSetupInput {
@@ -21,6 +25,10 @@ export interface AuthSetupInput {
   /** Relative `keysFile` / `jwksFile` paths resolve here. */
   configDir: string;
   logger: Logger;
+  /** The shared Redis connection; required when `auth.rateLimitStore` is `redis`. */
+  redis?: RedisConnection;
+  /** A request answered from local buckets because Redis was unavailable (metrics). */
+  onRateLimitFallback?: () => void;
 }
 
 export interface AuthRuntime {
@@ -29,7 +37,10 @@ export interface AuthRuntime {
   jwt?: JwtVerifier;
   keySource?: KeySource;
   keysFile?: KeysFileReloader;
+  /** This replica's own buckets (with `rateLimitStore: redis`, the fallback while Redis is unavailable). */
   rateLimiter: RateLimiter;
+  /** What admits a principal: `rateLimiter` itself, or the buckets shared through Redis. */
+  principalLimiter: PrincipalLimiter;
   /** Effective per-principal limit per tenant (undefined: unlimited). */
   tenantLimits: ReadonlyMap<string, RateLimit | undefined>;
   anonymousLimit?: RateLimit;
@@ -81,12 +92,18 @@ export function setUpAuth(input: AuthSetupInput): AuthRuntime {
     for (const [id, setting] of input.tenants) tenantLimits.set(id, resolveRateLimit(setting, fallback));
     const rateLimiter = new RateLimiter({ tenants: tenantLimits });
     stops.push(() => rateLimiter.stop());
+    let principalLimiter: PrincipalLimiter = rateLimiter;
+    if (auth?.rateLimitStore === 'redis') {
+      // The config loader refuses `redis` without a `redis` section; the host passes its connection.
+      if (input.redis === undefined) throw new Error('auth.rateLimitStore is redis but no Redis connection was given');
+      principalLimiter = new SharedRateLimiter({ connection: input.redis, local: rateLimiter, onFallback: input.onRateLimitFallback });
+    }
     const anonymousLimit = resolveRateLimit(auth?.anonymousRateLimit, DEFAULT_ANONYMOUS_RATE_LIMIT);
     const audit = auth?.audit ?? true;
     const protectedResource = protectedResourceOf(auth);
 
     const authenticator = new HostAuthenticator(apiKeys, verifiers, {
-      rateLimiter,
+      rateLimiter: principalLimiter,
       anonymousBucket: anonymousLimit === undefined ? undefined : new TokenBucket(anonymousLimit),
       audit,
       challenge: protectedResource?.challenge,
@@ -99,6 +116,7 @@ export function setUpAuth(input: AuthSetupInput): AuthRuntime {
       keySource,
       keysFile,
       rateLimiter,
+      principalLimiter,
       tenantLimits,
       anonymousLimit,
       audit,

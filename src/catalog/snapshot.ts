@@ -12,63 +12,24 @@
 // serialization, no compaction), and may move onto slices of this snapshot's
 // list of every tool later (list-body.ts): nothing an older snapshot holds
 // is ever changed.
-import type { CompactToolDescriptor, ToolDescriptor } from '../contract/descriptor.js';
-import { Body, type Encoding } from './body.js';
-import { type Kind, ListBodies, type OwnEntry } from './list-body.js';
+//
+// The compact view is made after the standard one (seed "Views and
+// sessions"): compaction is most of a cold build, and the standard view
+// should not wait for it. An entry is compacted on first use (one tool is
+// cheap); the store compacts the rest in the background, in slices that
+// leave the event loop to requests (compactInBackground). A compact list
+// asked for before then waits for it (whenCompacted); /readyz says which
+// views are served.
+import type { ToolDescriptor } from '../contract/descriptor.js';
+import type { Body, Encoding } from './body.js';
+import { type Kind, ListBodies } from './list-body.js';
 import type { BuiltTool, PreviousBuild } from './build.js';
-import { compactDescriptor } from './compact-descriptor.js';
-import { descriptorJson, type SchemaTexts } from './describe.js';
+import type { SchemaTexts } from './describe.js';
+import { Entry, makeEntry, type ToolEntry } from './entry.js';
 import { assignMcpNames, type McpNameMap } from './mcp-names.js';
 import { type Caller, type TenantPolicy, visibleToolIds } from './visibility.js';
 
-export interface ToolEntry {
-  readonly tool: BuiltTool;
-  readonly standard: Body;
-  /** The compact projection as an object (the MCP front door's compact sessions read it). */
-  readonly compactDescriptor: CompactToolDescriptor;
-  readonly compact: Body;
-}
-
-/**
- * A catalog entry, owned by one snapshot. The compact descriptor is kept as
- * bytes only: as an object it is parsed back on demand (and kept while
- * something holds it), which saves tens of MB of heap in a 10,000-tool catalog.
- */
-class Entry implements ToolEntry, OwnEntry {
-  constructor(
-    readonly tool: BuiltTool,
-    private standardBody: Body,
-    private compactBody: Body,
-    private compactRef?: WeakRef<CompactToolDescriptor>,
-  ) {}
-
-  /** The next snapshot's entry for a tool whose content `prior` holds: the same bodies, nothing serialized again. */
-  static carrying(tool: BuiltTool, prior: Entry): Entry {
-    return new Entry(tool, prior.standardBody, prior.compactBody, prior.compactRef);
-  }
-
-  get standard(): Body {
-    return this.standardBody;
-  }
-
-  get compact(): Body {
-    return this.compactBody;
-  }
-
-  get compactDescriptor(): CompactToolDescriptor {
-    let d = this.compactRef?.deref();
-    if (d === undefined) {
-      d = JSON.parse(this.compact.bytes.toString('utf8')) as CompactToolDescriptor;
-      this.compactRef = new WeakRef(d);
-    }
-    return d;
-  }
-
-  moveOnto(kind: Kind, bytes: Buffer): void {
-    if (kind === 'standard') this.standardBody = this.standardBody.heldIn(bytes);
-    else this.compactBody = this.compactBody.heldIn(bytes);
-  }
-}
+export type { ToolEntry } from './entry.js';
 
 /** What one visibility set (tenant plus relevant scopes) sees. */
 export class CallerView {
@@ -107,6 +68,9 @@ export class CallerView {
 }
 
 const MAX_MEMOIZED_VIEWS = 4096;
+
+/** How long background compaction works before giving the event loop a turn. */
+const COMPACT_SLICE_MS = 8;
 
 function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
   if (a === b) return true;
@@ -166,6 +130,10 @@ export class CatalogSnapshot implements PreviousBuild {
   private readonly inherited?: ReadonlyMap<string, ReadonlySet<string>>;
   /** List bodies, shared by views that list the same entries. */
   private readonly lists: ListBodies;
+  /** Entries before this position are compacted (the background compaction's progress). */
+  private compactedUpTo = 0;
+  /** The background compaction running, if one is. */
+  private compacting?: Promise<void>;
 
   constructor(
     readonly tools: readonly BuiltTool[],
@@ -202,6 +170,51 @@ export class CatalogSnapshot implements PreviousBuild {
     this.lists = new ListBodies(entries);
     // The visible id sets the previous snapshot computed still hold: keep them (not the old views).
     if (sameVisibility && previous !== undefined) this.inherited = new Map([...previous.views].map(([key, v]) => [key, v.view.ids]));
+  }
+
+  /** Whether every entry's compact bytes exist: the compact view is served without waiting. */
+  get compactServed(): boolean {
+    const entries = this.entries as readonly Entry[];
+    while (this.compactedUpTo < entries.length && entries[this.compactedUpTo].compacted) this.compactedUpTo++;
+    return this.compactedUpTo === entries.length;
+  }
+
+  /**
+   * Undefined when the compact view is served; else a promise that resolves
+   * when compaction in the background has made it, started now if none runs.
+   * Resolves early if that compaction stops (this snapshot replaced, or an
+   * entry that throws): the caller then makes what is left itself.
+   */
+  whenCompacted(): Promise<void> | undefined {
+    if (this.compactServed) return undefined;
+    return this.compacting ?? this.compactInBackground();
+  }
+
+  /**
+   * Compacts every entry not compacted yet, a slice at a time with a turn of
+   * the event loop in between, so requests for the standard view keep being
+   * answered. Stops early once `stillWanted` says the snapshot has been
+   * replaced (its successor carries what was made). Resolves when done;
+   * never rejects: an entry whose compaction throws stops it, and throws
+   * again for the request that needs it (an error answer, as from a build
+   * that throws). One runs at a time: a second call gets the first's promise.
+   */
+  compactInBackground(stillWanted: () => boolean = () => true): Promise<void> {
+    this.compacting ??= this.compactSlices(stillWanted).finally(() => (this.compacting = undefined));
+    return this.compacting;
+  }
+
+  private async compactSlices(stillWanted: () => boolean): Promise<void> {
+    const entries = this.entries as readonly Entry[];
+    try {
+      while (!this.compactServed && stillWanted()) {
+        const until = performance.now() + COMPACT_SLICE_MS;
+        for (let i = this.compactedUpTo; i < entries.length && performance.now() < until; i++) void entries[i].compact;
+        if (!this.compactServed) await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch {
+      // Stopped; see above.
+    }
   }
 
   /** The tool with this id (what the next build may reuse). */
@@ -266,9 +279,4 @@ export class CatalogSnapshot implements PreviousBuild {
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
-}
-
-/** A new entry: the descriptor serialized (with the schema text its build made, if any) and compacted. */
-function makeEntry(tool: BuiltTool, schemaTexts?: SchemaTexts): Entry {
-  return new Entry(tool, Body.json(descriptorJson(tool.descriptor, schemaTexts)), Body.json(JSON.stringify(compactDescriptor(tool.descriptor))));
 }

@@ -96,8 +96,17 @@ export class CatalogStore {
     metrics.catalogTools.set(next.entries.length);
     logger.info({ generation: next.generation, tools: next.entries.length, ms: Math.round(seconds * 1000) }, 'catalog snapshot built');
     for (const l of this.listeners) l(next, previous);
-    // The list bodies callers were reading, ready again before they ask (compression off the event loop).
-    if (previous.entries.length > 0) setImmediate(() => void next.prepareLike(previous, () => this.snapshot === next));
+    // The compact view after the standard one (only the changed tools, on a refresh), then the
+    // list bodies callers were reading, ready again before they ask (compression off the event loop).
+    const wanted = () => this.snapshot === next;
+    setImmediate(() => {
+      const compactStarted = process.hrtime.bigint();
+      void next.compactInBackground(wanted).then(() => {
+        // When both views are served (after a start, the line that says so).
+        if (next.compactServed) logger.info({ generation: next.generation, tools: next.entries.length, ms: Math.round(Number(process.hrtime.bigint() - compactStarted) / 1e6) }, 'compact view made');
+        if (previous.entries.length > 0 && wanted()) return next.prepareLike(previous, wanted);
+      });
+    });
     return next;
   }
 }

@@ -51,6 +51,9 @@ function crossReferenceProblems(config: HostConfigFile, doc: LocatedDocument): s
     else keyHashes.set(p.keyHash, i);
   });
   problems.push(...authConfigProblems(config.auth, (pointer) => placeOf(doc, pointer)));
+  if (config.auth?.rateLimitStore === 'redis' && config.redis === undefined) {
+    problems.push(`${placeOf(doc, '/auth/rateLimitStore')}: "redis" needs the top-level "redis" section (its url)`);
+  }
   const dynamicIds = new Map<string, string>();
   for (const kind of ['mcp', 'connectors'] as const) {
     (config.sources?.[kind] ?? []).forEach((s, i) => {

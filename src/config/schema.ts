@@ -11,6 +11,7 @@ import { policyConfigSchema } from '../classify/policy.js';
 import { TENANT_ID_PATTERN } from '../contract/identifiers.js';
 import { principalEntrySchema, type PrincipalEntry } from '../auth/principal-entry.js';
 import { authConfigSchema, tenantRateLimitSchema } from '../auth/config.js';
+import { redisConfigSchema } from '../auth/redis-connection.js';
 import { nodePackConfigSchema } from '../sources/node-pack/index.js';
 import { workflowConfigSchema } from '../sources/workflow/index.js';
 import { hostExtensionConfigSchema } from '../sources/host-extension/index.js';
@@ -99,6 +100,8 @@ const mcpFrontDoorSchema = Type.Object(
     maxConcurrentCallsPerPrincipal: Type.Optional(Type.Integer({ minimum: 1 })),
     sessionSoftCap: Type.Optional(Type.Integer({ minimum: 1 })),
     sessionMinIdleMs: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** The key replicas sign MCP session ids with (at least 32 bytes, from an env variable or a file): any replica then serves any session (docs/mcp.md "Several replicas"). */
+    sessionKey: Type.Optional(secretRefSchema),
   },
   CLOSED,
 );
@@ -117,6 +120,8 @@ const serverSchema = Type.Object(
     keepAliveTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000 })),
     connectionTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000 })),
     maxConnectionsPerAddress: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    /** Serve the catalog browser at /ui/ (default true; docs/ui.md). */
+    ui: Type.Optional(Type.Boolean()),
   },
   CLOSED,
 );
@@ -160,6 +165,8 @@ export const hostConfigSchema = Type.Object(
     tenants: MapOf(tenantSchema, { minProperties: 1, propertyNames: { pattern: TENANT_ID_PATTERN } }),
     auth: Type.Optional(authConfigSchema),
     events: Type.Optional(eventsSchema),
+    /** The Redis (or Valkey) server replicas share: rate-limit buckets, MCP session routing (docs/deploy.md "Redis"). */
+    redis: Type.Optional(redisConfigSchema),
     mcp: Type.Optional(mcpFrontDoorSchema),
     metrics: Type.Optional(metricsSchema),
     catalog: Type.Optional(catalogSchema),

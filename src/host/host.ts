@@ -12,6 +12,8 @@ import pino, { type Logger } from 'pino';
 import type { ApiKeyStore } from '../auth/api-keys.js';
 import type { HostAuthenticator } from '../auth/authenticator.js';
 import { setUpAuth, type AuthRuntime } from '../auth/setup.js';
+import { RedisConnection } from '../auth/redis-connection.js';
+import { readSecretRef, SecretRefError } from '../util/secret-ref.js';
 import { CatalogSearch } from '../catalog/search/catalog-search.js';
 import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
 import { compileTenant, type TenantPolicy } from '../catalog/visibility.js';
@@ -63,6 +65,8 @@ export interface Host {
   discovery: Discovery;
   /** The tool-session log, when `events` is configured. */
   events?: EventStore;
+  /** The Redis server replicas share, when `redis` is configured. */
+  redis?: RedisConnection;
   /** What the invocation layer and the MCP front door need. */
   invoke: InvokeDeps;
   sourceHealth(): SourceHealth[];
@@ -104,7 +108,12 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
 async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Logger, parts: StartedParts): Promise<Host> {
   const env = options.env ?? process.env;
   const { config, dir } = loaded;
-  const metrics = createMetrics({ processMetrics: options.processMetrics ?? false, eventLog: config.events !== undefined, toolLabels: config.metrics?.toolLabels });
+  const metrics = createMetrics({
+    processMetrics: options.processMetrics ?? false,
+    eventLog: config.events !== undefined,
+    toolLabels: config.metrics?.toolLabels,
+    sharedRateLimits: config.auth?.rateLimitStore === 'redis',
+  });
   const tracing = await createTracing(env, options.spanExporter);
   parts.add(() => tracing.shutdown());
   const ctx: SourceContext = { logger, metrics, configDir: dir, env, tracing, reuse: config.catalog?.reuse !== false };
@@ -133,7 +142,12 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
   // Upstream sources are created here but connect only when started, below.
   const sources = new SourceRegistry(await loadSources(loaded, ctx));
 
+  const redis = await connectRedis(loaded, env, logger, metrics);
+  if (redis !== undefined) parts.add(() => redis.stop());
+
   const auth = setUpAuth({
+    redis,
+    onRateLimitFallback: metrics.rateLimitStore === undefined ? undefined : () => metrics.rateLimitStore!.fallbacks.inc(),
     auth: config.auth,
     tenants: new Map(Object.entries(config.tenants).map(([id, t]) => [id, t.rateLimit])),
     principals: config.principals ?? [],
@@ -203,8 +217,33 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     sources,
     discovery,
     events,
+    redis,
     invoke,
     sourceHealth: () => sources.list.map((s) => sources.healthOf(s)),
     stop: () => parts.stopAll(logger),
   };
+}
+
+/**
+ * The shared Redis connection, when configured. Start-up waits for it a
+ * little (its connect timeout, at most 2 s) so the first requests already
+ * share buckets, but never fails because of it: a replica whose Redis is
+ * down serves with local buckets and says so in health and metrics.
+ */
+async function connectRedis(loaded: LoadedConfig, env: NodeJS.ProcessEnv, logger: Logger, metrics: HostMetrics): Promise<RedisConnection | undefined> {
+  const config = loaded.config.redis;
+  if (config === undefined) return undefined;
+  let url: string;
+  try {
+    url = readSecretRef(config.url, { env, configDir: loaded.dir }, 'redis.url');
+  } catch (err) {
+    if (err instanceof SecretRefError) throw new ConfigError([`${loaded.file}: ${err.message}`]);
+    throw err;
+  }
+  const redis = new RedisConnection({ url, keyPrefix: config.keyPrefix, commandTimeoutMs: config.commandTimeoutMs, connectTimeoutMs: config.connectTimeoutMs, logger });
+  const gauge = metrics.rateLimitStore?.fallback;
+  gauge?.set(1);
+  redis.onChange((health) => gauge?.set(health.state === 'connected' ? 0 : 1));
+  await redis.whenUsable(Math.min(config.connectTimeoutMs ?? 2000, 2000));
+  return redis;
 }

@@ -3,8 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from '../http/connection-limits.js';
+import { loadUiAssets } from '../http/ui-assets.js';
 import type { HostConfigFile } from '../config/schema.js';
-import { registerMcpFrontDoor } from '../mcp/front-door.js';
+import { registerMcpFrontDoor, type FrontDoorOptions } from '../mcp/front-door.js';
+import { ReplicaBus } from '../mcp/replica-bus.js';
+import { MAX_SESSION_AGE_MS, SessionTokens } from '../mcp/session-token.js';
+import { ConfigError } from '../util/validated-yaml.js';
+import { readSecretRef, SecretRefError } from '../util/secret-ref.js';
 import { type Host, type HostOptions, startHost } from './host.js';
 
 export interface ServeOptions extends HostOptions {
@@ -37,6 +42,25 @@ function connectionLimits(config: HostConfigFile): ConnectionLimits {
   };
 }
 
+/**
+ * MCP sessions any replica can serve, when `mcp.sessionKey` is set; with a
+ * `redis` section too, the bus that carries answers and closes between them.
+ */
+function replicasOf(host: Host, env: NodeJS.ProcessEnv): FrontDoorOptions['replicas'] {
+  const mcp = host.loaded.config.mcp ?? {};
+  if (mcp.sessionKey === undefined) return undefined;
+  let tokens: SessionTokens;
+  try {
+    tokens = new SessionTokens(readSecretRef(mcp.sessionKey, { env, configDir: host.loaded.dir }, 'mcp.sessionKey'));
+  } catch (err) {
+    throw new ConfigError([`${host.loaded.file}: ${err instanceof SecretRefError ? err.message : (err as Error).message}`]);
+  }
+  const redis = host.redis;
+  if (redis === undefined) return { tokens };
+  // A closed session is remembered as long as its id could be honoured.
+  return { tokens, bus: (handlers) => new ReplicaBus(redis, handlers, host.logger, MAX_SESSION_AGE_MS) };
+}
+
 export async function serve(configFile: string, options: ServeOptions = {}): Promise<RunningServer> {
   const host = await startHost(configFile, options);
   // Whatever fails from here on (building the app, listening) stops what startHost started.
@@ -55,6 +79,8 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       tracing: host.tracing,
       search: host.search,
       protectedResource: host.auth.protectedResource,
+      ui: (host.loaded.config.server?.ui ?? true) ? { assets: loadUiAssets() } : undefined,
+      redisHealth: host.redis === undefined ? undefined : () => host.redis!.health(),
     });
     const mcpConfig = host.loaded.config.mcp ?? {};
     if (mcpConfig.enabled ?? true) {
@@ -75,6 +101,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
         search: host.search,
         searchTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpMode === 'search').map(([id]) => id)),
         tracing: host.tracing,
+        replicas: replicasOf(host, options.env ?? process.env),
       });
       host.metrics.gaugeSource('mcpSessions', frontDoor.sessionCount);
     }

@@ -19,6 +19,7 @@ import { registerHealthRoutes } from './health-routes.js';
 import { protocolGate, sendContractError, sendError } from './respond.js';
 import { registerSearchRoutes } from './search-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
+import { registerUiRoutes } from './ui-routes.js';
 import { DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeoutOptions } from './connection-limits.js';
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
@@ -90,5 +91,6 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   registerDiscoveryRoutes(app, deps);
   registerHealthRoutes(app, deps);
   if (deps.events) registerEventRoutes(app, deps, deps.eventRoutes);
+  if (deps.ui) registerUiRoutes(app, { authenticator: deps.authenticator, assets: deps.ui.assets });
   return app;
 }

@@ -31,7 +31,7 @@ function isJwtShaped(header: string | undefined): boolean {
   return header !== undefined && /^Bearer +[\w-]+\.[\w-]+\.[\w-]*$/i.test(header.trim());
 }
 
-function admitted(request: FastifyRequest, authenticator: Authenticator, outcome: AuthOutcome): Principal {
+function admitted(request: FastifyRequest, authenticator: Authenticator, outcome: AuthOutcome): Principal | Promise<Principal> {
   if (!outcome.ok) {
     request.authFailure = outcome.reason;
     request.authFailureKind = outcome.unavailable ? 'unavailable' : !outcome.presented ? 'missing' : isJwtShaped(request.headers.authorization) ? 'invalid_jwt' : 'invalid_api_key';
@@ -42,6 +42,12 @@ function admitted(request: FastifyRequest, authenticator: Authenticator, outcome
   const principal = outcome.principal;
   request.principal = principal;
   const wait = authenticator.admit === undefined ? 0 : authenticator.admit(principal);
+  // A number unless the buckets are shared (a round trip to Redis).
+  if (typeof wait !== 'number') return wait.then((w) => refuseOver(w, principal));
+  return refuseOver(wait, principal);
+}
+
+function refuseOver(wait: number, principal: Principal): Principal {
   if (wait > 0) {
     throw new ContractError('rate_limited', `rate limit exceeded for this principal; retry in ${wait} s`, { retryAfter: wait }, { 'retry-after': String(wait) });
   }

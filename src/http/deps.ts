@@ -4,6 +4,7 @@
 // not import app.ts, which imports them.
 import type { Logger } from 'pino';
 import type { ProtectedResource } from '../auth/protected-resource.js';
+import type { RedisHealth } from '../auth/redis-connection.js';
 import type { Authenticator } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
@@ -13,6 +14,7 @@ import type { HostMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
 import type { ConnectionLimits } from './connection-limits.js';
+import type { UiAssets } from './ui-assets.js';
 
 export interface EventRouteOptions {
   /** Interval of the SSE keep-alive comment (default 15 000 ms). */
@@ -38,6 +40,10 @@ export interface HttpDeps {
   tracing?: Tracing;
   /** Tool search; when present, GET /tool-search is served. */
   search?: CatalogSearch;
+  /** The shared Redis server's state, when one is configured (readiness reports it). */
+  redisHealth?: () => RedisHealth;
   /** RFC 9728 metadata; when present, served at its well-known paths. */
   protectedResource?: ProtectedResource;
+  /** The catalog browser; when present, /ui/ is served (its assets undefined when never built). */
+  ui?: { assets: UiAssets | undefined };
 }

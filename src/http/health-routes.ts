@@ -1,7 +1,8 @@
 // Liveness, readiness with per-source state and the event log's state, and
 // Prometheus metrics. None of them carries credentials: source health holds
 // ids, counts, times and redacted error text only; the event log's, its
-// logId, reason and SQLite's error text.
+// logId, reason and SQLite's error text; Redis's, its state, since when and
+// an error text without the URL.
 import type { FastifyInstance } from 'fastify';
 import type { HttpDeps } from './deps.js';
 import { JSON_TYPE } from './respond.js';
@@ -14,12 +15,18 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HttpDeps): void
     const degraded = sources.some((s) => s.state !== 'connected');
     const snapshot = deps.store.current();
     const events = deps.events?.health();
-    const status = events?.writable === false ? 'unavailable' : degraded ? 'degraded' : 'ready';
-    return { status, generation: snapshot.generation, tools: snapshot.entries.length, sources, ...(events ? { events } : {}) };
+    // Redis down is degraded, not unavailable: the replica still serves, with its own buckets.
+    const redis = deps.redisHealth?.();
+    const status = events?.writable === false ? 'unavailable' : degraded || (redis !== undefined && redis.state !== 'connected') ? 'degraded' : 'ready';
+    // The standard view is served as soon as a snapshot is; the compact one once it is compacted (snapshot.ts).
+    const views = { standard: 'served', compact: snapshot.compactServed ? 'served' : 'building' };
+    return { status, generation: snapshot.generation, tools: snapshot.entries.length, views, sources, ...(events ? { events } : {}), ...(redis ? { redis } : {}) };
   };
 
-  // Ready while a snapshot is served, even if some upstream is stale: the
-  // last good tools are still answered, and `status` says `degraded`. Not
+  // Ready while a snapshot is served, even if some upstream is stale (the
+  // last good tools are still answered, and `status` says `degraded`) or the
+  // compact view is still being made (`views` says so; a compact list asked
+  // for meanwhile is answered once it is made). Not
   // ready (503, `status: unavailable`) while the event log cannot be written:
   // every tool call is refused then, so traffic belongs on another host.
   // /health/sources is the same report, always 200: it describes, it does not gate.

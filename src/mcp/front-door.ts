@@ -30,6 +30,9 @@ import { callRelay, type LogThreshold } from './relay.js';
 import { CALL_TOOL, innerCall, MCP_MODES, type McpMode, SEARCH_MODE_TOOLS, SEARCH_TOOL, SearchModeRefusal, searchTools } from './search-mode.js';
 import { DEFAULT_SESSION_LIMITS, identityOf, type McpSession, SessionRegistry, type SessionLimits } from './sessions.js';
 import { DEFAULT_PAGE_SIZE, listPage } from './tool-listing.js';
+import { ReplicaSessions, type ReplicaOptions } from './replica-sessions.js';
+import { restoreInitialized } from './session-restore.js';
+import type { SessionState } from './session-token.js';
 
 export interface FrontDoorOptions {
   authenticator: Authenticator;
@@ -55,6 +58,13 @@ export interface FrontDoorOptions {
   tracing?: Tracing;
   /** Session and concurrency caps; unset fields take DEFAULT_SESSION_LIMITS. */
   limits?: Partial<Omit<SessionLimits, 'idleMs'>>;
+  /**
+   * Several replicas without sticky sessions (docs/mcp.md "Several
+   * replicas"): signed, self-describing session ids any replica can rebuild
+   * a session from, and (with Redis) the bus that carries a client's answers
+   * and session closes to the other replicas.
+   */
+  replicas?: ReplicaOptions;
 }
 
 const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
@@ -135,6 +145,10 @@ function callerOf(extra: { authInfo?: AuthInfo; signal: AbortSignal }): { princi
   if (principal === undefined) throw new McpError(ErrorCode.InternalError, 'request without a principal');
   const gone = extra.authInfo?.extra?.gone as AbortSignal | undefined;
   return { principal, signal: gone === undefined ? extra.signal : AbortSignal.any([extra.signal, gone]) };
+}
+
+function overSessionCap(reply: FastifyReply, limit: number): FastifyReply {
+  return rpcError(reply, 429, OVER_CAPACITY, `too many MCP sessions for this principal (limit ${limit}, all busy); close one (DELETE /mcp) or retry later`, { 'retry-after': '1' });
 }
 
 function sameIds(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
@@ -226,8 +240,44 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   const { idleMs, minIdleMs } = sessions.limits;
   const sweep = setInterval(() => sessions.sweep(), Math.max(1_000, Math.min(idleMs, minIdleMs, 60_000)));
   sweep.unref();
+  /** A new SDK Server and transport for a session; `newId` names it at initialize, `restored` instead rebuilds an initialized one. */
+  const openSession = async (
+    request: FastifyRequest,
+    principal: Principal,
+    identity: string,
+    choice: { compact: boolean; mode: McpMode },
+    newId: () => string,
+    restored?: { id: string; state: SessionState },
+  ): Promise<{ transport: StreamableHTTPServerTransport; session?: McpSession }> => {
+    let opened: McpSession | undefined;
+    const server = buildServer(choice.compact, choice.mode, () => opened);
+    const add = (id: string): McpSession => {
+      opened = { id, identity, principal, server, transport, compact: choice.compact, lastSeen: Date.now(), calls: 0 };
+      sessions.add(opened);
+      return opened;
+    };
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: newId,
+      enableDnsRebindingProtection: true,
+      allowedHosts: [...loopbackHosts(request), ...(options.allowedHosts ?? [])],
+      onsessioninitialized: (id) => void add(id),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.remove(transport.sessionId);
+    };
+    await server.connect(transport);
+    if (restored === undefined) return { transport };
+    restoreInitialized(server, transport, restored.id, restored.state);
+    return { transport, session: add(restored.id) };
+  };
+
+  const replicas = options.replicas === undefined ? undefined : new ReplicaSessions(options.replicas, sessions);
+  /** Sessions being rebuilt here: concurrent requests of one session (its GET stream and a POST) wait for the same rebuild. */
+  const rebuilding = new Map<string, Promise<McpSession | undefined>>();
+
   app.addHook('onClose', async () => {
     clearInterval(sweep);
+    await replicas?.stop();
     stopFollowingKeys?.();
     await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
   });
@@ -266,36 +316,37 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
       const header = request.headers['mcp-session-id'];
       const sessionId = Array.isArray(header) ? header[0] : header;
       let session = sessionId === undefined ? undefined : sessions.get(sessionId);
+      const state = sessionId !== undefined && session === undefined ? await replicas?.restorable(sessionId, identity) : undefined;
+      if (state !== undefined) {
+        // Another replica's session (or one this replica let go idle), rebuilt from its signed id; another request may have rebuilt it meanwhile.
+        session = sessions.get(sessionId!);
+        if (session === undefined) {
+          let pending = rebuilding.get(sessionId!);
+          if (pending === undefined) {
+            if (!sessions.admit(identity)) return overSessionCap(reply, sessions.limits.maxSessionsPerPrincipal);
+            pending = openSession(request, principal, identity, state, () => sessionId!, { id: sessionId!, state })
+              .then((opened) => opened.session)
+              .finally(() => rebuilding.delete(sessionId!));
+            rebuilding.set(sessionId!, pending);
+          }
+          session = await pending;
+        }
+      }
       // Another identity (another principal, tenant or credential kind) presenting a session id gets the same answer as an unknown id.
       if (sessionId !== undefined && (!session || session.identity !== identity)) {
         return rpcError(reply, 404, -32001, 'Session not found');
       }
       if (!session) {
         if (request.method !== 'POST' || !isInitializeRequest(request.body)) return rpcError(reply, 400, -32000, 'Bad Request: no valid session id');
-        if (!sessions.admit(identity)) {
-          return rpcError(reply, 429, OVER_CAPACITY, `too many MCP sessions for this principal (limit ${sessions.limits.maxSessionsPerPrincipal}, all busy); close one (DELETE /mcp) or retry later`, { 'retry-after': '1' });
-        }
+        if (!sessions.admit(identity)) return overSessionCap(reply, sessions.limits.maxSessionsPerPrincipal);
         const query = (request.query ?? {}) as Record<string, unknown>;
         const compact = query.view === 'compact' || (options.compactTenants?.has(principal.tenant) ?? false);
         const asked = query.mode;
         if (asked !== undefined && !MCP_MODES.includes(asked as McpMode)) return rpcError(reply, 400, -32000, `Bad Request: mode must be one of ${MCP_MODES.join(', ')}`);
         const mode: McpMode = (asked as McpMode | undefined) ?? (options.searchTenants?.has(principal.tenant) ? 'search' : 'tools');
         if (mode === 'search' && options.search === undefined) return rpcError(reply, 400, -32000, 'Bad Request: search mode is not available on this host');
-        let opened: McpSession | undefined;
-        const server = buildServer(compact, mode, () => opened);
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          enableDnsRebindingProtection: true,
-          allowedHosts: [...loopbackHosts(request), ...(options.allowedHosts ?? [])],
-          onsessioninitialized: (id) => {
-            opened = { id, identity, principal, server, transport, compact, lastSeen: Date.now(), calls: 0 };
-            sessions.add(opened);
-          },
-        });
-        transport.onclose = () => {
-          if (transport.sessionId) sessions.remove(transport.sessionId);
-        };
-        await server.connect(transport);
+        const newId = replicas === undefined ? () => randomUUID() : replicas.newId(identity, request.body, { compact, mode });
+        const { transport } = await openSession(request, principal, identity, { compact, mode }, newId);
         reply.raw.setHeader('openwop-version', PROTOCOL_VERSION);
         reply.hijack();
         await tracing.withSpan(requestSpan(request), () => transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body));
@@ -312,9 +363,11 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
       }
       session.lastSeen = Date.now();
       follow(session, principal);
+      replicas?.beforeRequest(session, request);
       reply.raw.setHeader('openwop-version', PROTOCOL_VERSION);
       reply.hijack();
       await tracing.withSpan(requestSpan(request), () => session.transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body));
+      if (request.method === 'DELETE') replicas?.afterDelete(session, reply.raw.statusCode);
       return reply;
     },
   });

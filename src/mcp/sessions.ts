@@ -84,6 +84,8 @@ export class SessionRegistry {
   }
 
   add(session: McpSession): void {
+    // Two live sessions under one id would leave one unreachable but counted against its identity's cap.
+    if (this.byId.has(session.id)) throw new Error('an MCP session id registered twice');
     this.byId.set(session.id, session);
     let own = this.byIdentity.get(session.identity);
     if (own === undefined) this.byIdentity.set(session.identity, (own = new Set()));

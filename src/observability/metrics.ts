@@ -22,6 +22,8 @@ export interface HostMetrics {
   authFailures: Counter<'reason'>;
   /** Requests refused by a rate limit: `principal` (a caller's bucket) or `anonymous` (the shared bound). */
   rateLimited: Counter<'bucket'>;
+  /** Present only with `auth.rateLimitStore: redis`: a 0 must mean "shared", never "not configured". */
+  rateLimitStore?: RateLimitStoreMetrics;
   /** Sets how an open-connection gauge reads its value when scraped (MCP sessions, event streams). */
   gaugeSource(name: 'mcpSessions' | 'eventStreams', read: () => number): void;
 }
@@ -47,6 +49,15 @@ export interface MetricsOptions {
   eventLog?: boolean;
   /** Label tool-call metrics with the toolId too. */
   toolLabels?: boolean;
+  /** Per-principal buckets are shared through Redis: the fallback metrics exist. */
+  sharedRateLimits?: boolean;
+}
+
+export interface RateLimitStoreMetrics {
+  /** 1 while this replica answers from its own buckets because Redis is unavailable, 0 while buckets are shared. */
+  fallback: Gauge<string>;
+  /** Requests admitted or refused by local buckets because Redis was unavailable or too slow. */
+  fallbacks: Counter<string>;
 }
 
 const CALL_SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -87,6 +98,13 @@ export function createMetrics(options: MetricsOptions = {}): HostMetrics {
     };
     for (const reason of EVENT_LOG_FAILURE_REASONS) eventLog.appendFailures.inc({ reason }, 0);
   }
+  const rateLimitStore: RateLimitStoreMetrics | undefined =
+    options.sharedRateLimits === true
+      ? {
+          fallback: new Gauge({ name: 'toolhost_rate_limit_store_fallback', help: '1 while per-principal buckets are this replica\'s own because Redis is unavailable, 0 while they are shared', registers: [registry] }),
+          fallbacks: new Counter({ name: 'toolhost_rate_limit_store_fallbacks_total', help: 'Requests answered by local buckets because Redis was unavailable or slower than redis.commandTimeoutMs', registers: [registry] }),
+        }
+      : undefined;
   const gauges = {
     mcpSessions: { name: 'toolhost_mcp_sessions', help: 'Open MCP sessions at /mcp', read: () => 0 },
     eventStreams: { name: 'toolhost_event_streams', help: 'Open event streams (GET /events/stream)', read: () => 0 },
@@ -104,6 +122,7 @@ export function createMetrics(options: MetricsOptions = {}): HostMetrics {
   return {
     registry,
     eventLog,
+    rateLimitStore,
     toolCalls: toolCallMetrics(registry, options.toolLabels === true),
     httpRequests: new Counter({ name: 'toolhost_http_requests_total', help: 'HTTP requests by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] }),
     authFailures: new Counter({ name: 'toolhost_auth_failures_total', help: 'Refused credentials by reason', labelNames: ['reason'], registers: [registry] }),

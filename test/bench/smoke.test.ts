@@ -24,6 +24,8 @@ const SCENARIOS = [
 ];
 const TARGETS = [
   /^GET \/tools\/\{id\}: p99 < 5 ms/,
+  /^cold start: process start to the standard view served/,
+  /^cold start: process start to both views served/,
   /^cold build, snapshot/,
   /^cold build including/,
   /^one-tool refresh in a 100-tool catalog/,

@@ -6,15 +6,16 @@
 // config loader validates with and the types.
 import { Type, type Static } from '@sinclair/typebox';
 import { MCP_PREFIX_PATTERN, SOURCE_ID_PATTERN } from '../../contract/tool-id.js';
-import { CLOSED, OneOf, StringEnum } from '../../util/schema-builders.js';
+import { CLOSED, StringEnum } from '../../util/schema-builders.js';
+import { ENV_NAME_PATTERN, secretRefSchema, type SecretRef } from '../../util/secret-ref.js';
+
+export { ENV_NAME_PATTERN };
 
 export const CONNECTOR_DEFAULTS = {
   watch: true,
   debounceMs: 250,
 } as const;
 
-/** Env variable names as the config accepts them (same grammar as `${VAR}` refs). */
-export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** An HTTP header / query parameter name (RFC 9110 token). */
 export const AUTH_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -37,15 +38,7 @@ export type ConnectorSelector = Static<ReturnType<typeof selectorSchema>>;
 export const CONNECTOR_AUTH_TYPES = ['bearer', 'header', 'query', 'basic'] as const;
 export type ConnectorAuthType = (typeof CONNECTOR_AUTH_TYPES)[number];
 
-/** Where the secret lives. `file` is resolved against the config directory. */
-const secretRefSchema = OneOf([
-  Type.Object({ env: Type.String({ pattern: ENV_NAME_PATTERN.source, description: 'Environment variable holding the secret.' }) }, CLOSED),
-  Type.Object(
-    { file: Type.String({ minLength: 1, description: 'File holding the secret (relative to the config directory; one trailing newline is stripped).' }) },
-    CLOSED,
-  ),
-]);
-export type ConnectorSecretRef = Static<typeof secretRefSchema>;
+export type ConnectorSecretRef = SecretRef;
 
 const authSchema = Type.Object(
   {

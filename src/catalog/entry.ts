@@ -1,0 +1,78 @@
+// A catalog entry (seed "The descriptor", "Views and sessions"): one tool's
+// standard bytes, made when its snapshot is built, and its compact bytes,
+// made on first use or by the snapshot's background compaction, so that a
+// start serves the standard view without waiting for compaction
+// (snapshot.ts). Entries of unchanged tools are carried from one snapshot to
+// the next with their bodies.
+import type { CompactToolDescriptor } from '../contract/descriptor.js';
+import { Body } from './body.js';
+import type { BuiltTool } from './build.js';
+import { compactDescriptor } from './compact-descriptor.js';
+import { descriptorJson, type SchemaTexts } from './describe.js';
+import type { Kind, OwnEntry } from './list-body.js';
+
+export interface ToolEntry {
+  readonly tool: BuiltTool;
+  readonly standard: Body;
+  /** The compact projection as an object (the MCP front door's compact sessions read it). */
+  readonly compactDescriptor: CompactToolDescriptor;
+  readonly compact: Body;
+}
+
+/**
+ * A catalog entry, owned by one snapshot. The compact descriptor is kept as
+ * bytes only: as an object it is parsed back on demand (and kept while
+ * something holds it), which saves tens of MB of heap in a 10,000-tool catalog.
+ * Its bytes are made on first use, or by the snapshot's background compaction.
+ */
+export class Entry implements ToolEntry, OwnEntry {
+  constructor(
+    readonly tool: BuiltTool,
+    private standardBody: Body,
+    private compactBody?: Body,
+    private compactRef?: WeakRef<CompactToolDescriptor>,
+    /** The entry this one carries, while it has no compact body yet: the one compaction serves both. */
+    private compactFrom?: Entry,
+  ) {}
+
+  /** The next snapshot's entry for a tool whose content `prior` holds: the same bodies, nothing serialized again. */
+  static carrying(tool: BuiltTool, prior: Entry): Entry {
+    return new Entry(tool, prior.standardBody, prior.compactBody, prior.compactRef, prior.compactBody === undefined ? prior : undefined);
+  }
+
+  get standard(): Body {
+    return this.standardBody;
+  }
+
+  get compact(): Body {
+    if (this.compactBody === undefined) {
+      this.compactBody = this.compactFrom !== undefined ? this.compactFrom.compact : Body.json(JSON.stringify(compactDescriptor(this.tool.descriptor)));
+      this.compactFrom = undefined;
+    }
+    return this.compactBody;
+  }
+
+  /** Whether the compact bytes exist already. */
+  get compacted(): boolean {
+    return this.compactBody !== undefined;
+  }
+
+  get compactDescriptor(): CompactToolDescriptor {
+    let d = this.compactRef?.deref();
+    if (d === undefined) {
+      d = JSON.parse(this.compact.bytes.toString('utf8')) as CompactToolDescriptor;
+      this.compactRef = new WeakRef(d);
+    }
+    return d;
+  }
+
+  moveOnto(kind: Kind, bytes: Buffer): void {
+    if (kind === 'standard') this.standardBody = this.standardBody.heldIn(bytes);
+    else this.compactBody = this.compact.heldIn(bytes);
+  }
+}
+
+/** A new entry: the descriptor serialized (with the schema text its build made, if any); compacted later. */
+export function makeEntry(tool: BuiltTool, schemaTexts?: SchemaTexts): Entry {
+  return new Entry(tool, Body.json(descriptorJson(tool.descriptor, schemaTexts)));
+}

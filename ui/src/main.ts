@@ -1,0 +1,137 @@
+// The catalog browser's entry (docs/ui.md): sign-in, the navigation between
+// pages (a URL fragment per page, so reloads and the back button work and no
+// data ever goes into a URL the server sees), and what is kept per sign-in: the
+// API client, the MCP session, the event hub and the last catalog read.
+import { renderActivity, renderSession } from './activity-view.js';
+import { Api, ApiError, forgetCredential, storeCredential, storedCredential } from './api.js';
+import { renderCatalog } from './catalog-view.js';
+import { el, replaceChildren } from './dom.js';
+import { EventHub } from './event-hub.js';
+import { McpClient } from './mcp.js';
+import { renderSources } from './sources-view.js';
+import { renderTool } from './tool-view.js';
+import type { Descriptor } from './types.js';
+
+interface Signed {
+  api: Api;
+  mcp: McpClient;
+  hub: EventHub;
+  catalog: Promise<Descriptor[]> | undefined;
+}
+
+const view = document.getElementById('view') as HTMLElement;
+const nav = document.getElementById('nav') as HTMLElement;
+const account = document.getElementById('account') as HTMLElement;
+let signed: Signed | undefined;
+/** Undoes what the current page subscribed to (the Activity page's live listener). */
+let leavePage: () => void = () => undefined;
+
+function describeRefusal(err: unknown): string {
+  if (err instanceof ApiError && err.status === 401) return `The host did not accept this credential (${err.message}). Check that you pasted the whole API key or JWT.`;
+  if (err instanceof ApiError && err.status === 429) return `Too many requests for this credential: ${err.message}`;
+  if (err instanceof ApiError) return `The host answered ${err.status}: ${err.message}`;
+  return `The host could not be reached: ${(err as Error).message}`;
+}
+
+function signOut(message?: string): void {
+  leavePage();
+  if (signed !== undefined) {
+    signed.hub.stop();
+    void signed.mcp.close();
+  }
+  signed = undefined;
+  forgetCredential();
+  renderSignIn(message);
+}
+
+async function signIn(token: string): Promise<void> {
+  const api = new Api(token);
+  // The catalog read is the check: the credential is good when /tools answers.
+  const catalog = api.json<Descriptor[]>('/tools');
+  await catalog;
+  storeCredential(token);
+  const hub = new EventHub(api);
+  signed = { api, mcp: new McpClient(api), hub, catalog };
+  void hub.start();
+  account.replaceChildren(el('span', { class: 'muted' }, 'Signed in'), el('button', { type: 'button', class: 'small', id: 'sign-out', onclick: () => signOut() }, 'Sign out'));
+  nav.hidden = false;
+  await route();
+}
+
+function renderSignIn(message?: string): void {
+  nav.hidden = true;
+  account.replaceChildren();
+  const input = el('input', { id: 'credential', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': 'credential-help' });
+  const problem = el('p', { class: 'problem', id: 'sign-in-problem', role: 'alert' }, message ?? '');
+  const button = el('button', { type: 'submit', class: 'primary' }, 'Sign in');
+  const form = el(
+    'form',
+    { class: 'sign-in card' },
+    el('h1', {}, 'Sign in'),
+    el('p', {}, 'Paste an API key or a JWT. The page sees exactly what an agent with this credential sees.'),
+    el('label', { for: 'credential' }, 'API key or JWT'),
+    input,
+    el('small', { id: 'credential-help', class: 'hint' }, 'Kept in this tab only (sessionStorage) and sent as a bearer header; closing the tab forgets it.'),
+    el('div', { class: 'actions' }, button),
+    problem,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const token = input.value.trim();
+    if (token === '') {
+      problem.textContent = 'Paste a credential first.';
+      return;
+    }
+    button.disabled = true;
+    problem.textContent = '';
+    signIn(token).catch((err) => {
+      button.disabled = false;
+      problem.textContent = describeRefusal(err);
+    });
+  });
+  replaceChildren(view, form);
+  input.focus();
+}
+
+function catalogOf(s: Signed): () => Promise<Descriptor[]> {
+  return () => (s.catalog ??= s.api.json<Descriptor[]>('/tools'));
+}
+
+async function route(): Promise<void> {
+  const s = signed;
+  if (s === undefined) return;
+  leavePage();
+  leavePage = () => undefined;
+  const [, page = 'catalog', ...rest] = location.hash.split('/');
+  const arg = decodeURIComponent(rest.join('/'));
+  for (const link of nav.querySelectorAll('a')) {
+    if (link.getAttribute('href') === `#/${page}`) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  try {
+    if (page === 'tool' && arg !== '') {
+      await renderTool(view, s.api, s.mcp, s.hub, catalogOf(s), arg);
+    } else if (page === 'activity') {
+      leavePage = renderActivity(view, s.hub);
+    } else if (page === 'session' && arg !== '') {
+      await renderSession(view, s.api, arg);
+    } else if (page === 'sources') {
+      await renderSources(view, s.api);
+    } else {
+      // Each visit reads the catalog again (a 304 when nothing changed) and keeps it for the tool pages.
+      s.catalog = s.api.json<Descriptor[]>('/tools');
+      await renderCatalog(view, catalogOf(s));
+    }
+    document.title = `${view.querySelector('h1')?.textContent ?? 'toolhost'} · toolhost`;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) return signOut('The host no longer accepts this credential. Sign in again.');
+    const notFound = err instanceof ApiError && err.status === 404;
+    replaceChildren(view, el('h1', {}, notFound ? 'Not found' : 'Something went wrong'), el('p', { class: 'problem', role: 'alert' }, notFound ? 'This credential cannot see that (or it does not exist).' : describeRefusal(err)));
+  }
+}
+
+window.addEventListener('hashchange', () => void route());
+
+const remembered = storedCredential();
+if (remembered === null) renderSignIn();
+else signIn(remembered).catch((err) => signOut(describeRefusal(err)));
