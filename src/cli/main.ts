@@ -31,6 +31,11 @@ function failOnConfigError(err: unknown): never {
     process.stderr.write(`toolhost: invalid configuration\n${err.problems.map((p) => `  ${p}`).join('\n')}\n`);
     process.exit(2);
   }
+  // The PostgreSQL event store could not be opened: one line naming the server (never the URL), not a stack trace.
+  if ((err as Error | undefined)?.name === 'EventStoreOpenError') {
+    process.stderr.write(`toolhost: cannot open the event store: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
   throw err;
 }
 

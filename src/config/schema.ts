@@ -5,7 +5,7 @@
 // define it beside its owner, then regenerate the shipped toolhost.schema.json.
 import { Type, type Static } from '@sinclair/typebox';
 import { GLOB_PATTERN_SOURCE } from '../contract/glob.js';
-import { CLOSED, MapOf, StringEnum } from '../util/schema-builders.js';
+import { CLOSED, MapOf, OneOf, StringEnum } from '../util/schema-builders.js';
 import { secretRefSchema } from '../util/secret-ref.js';
 import { policyConfigSchema } from '../classify/policy.js';
 import { TENANT_ID_PATTERN } from '../contract/identifiers.js';
@@ -46,10 +46,29 @@ const searchSchema = Type.Object(
 );
 export type SearchConfig = Static<typeof searchSchema>;
 
-/** The tool-session event log; tool sessions are recorded (and advertised) only when it is configured. */
+/** The PostgreSQL event store every replica shares (docs/deploy.md); the URL only by `${VAR}` or a secret reference. */
+const eventsPostgresSchema = Type.Object(
+  {
+    /** `postgres://user:${PGPASSWORD}@host:5432/db`, `${DATABASE_URL}`, `{ env: NAME }` or `{ file: path }`; a password written in the file is refused. */
+    url: OneOf([Type.String({ minLength: 1 }), secretRefSchema]),
+    /** Connections per replica (default 10), plus one held for LISTEN. */
+    poolSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    /** The NOTIFY channel (default `toolhost_events`); replicas that share it share live events. */
+    channel: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
+    /** The safety-net read of subscribed streams when a notification is lost (default 1000 ms). */
+    pollIntervalMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 60_000 })),
+    /** How long getting a connection may take before the database counts as unreachable (default 3000 ms). */
+    connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
+  },
+  CLOSED,
+);
+export type EventsPostgresConfig = Static<typeof eventsPostgresSchema>;
+
+/** The tool-session event log; tool sessions are recorded (and advertised) only when it is configured. Exactly one of `file` (SQLite) and `postgres`. */
 const eventsSchema = Type.Object(
   {
-    file: Type.String({ minLength: 1 }),
+    file: Type.Optional(Type.String({ minLength: 1 })),
+    postgres: Type.Optional(eventsPostgresSchema),
     retentionDays: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     maxEvents: Type.Optional(Type.Integer({ minimum: 1 })),
     /** What is fsync'd before an event append is acknowledged (default full; docs/config.md, src/events/log.ts "Durability"). */
@@ -59,7 +78,12 @@ const eventsSchema = Type.Object(
     /** Concurrent `GET /events/stream` per principal (default 16). */
     maxStreamsPerPrincipal: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
   },
-  CLOSED,
+  {
+    ...CLOSED,
+    oneOf: [{ required: ['file'] }, { required: ['postgres'] }],
+    if: { required: ['file'] },
+    then: { properties: { postgres: { not: {}, description: 'events.file (SQLite) and events.postgres exclude each other: one event store' } } },
+  },
 );
 export type EventsConfig = Static<typeof eventsSchema>;
 

@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 
 /** Why appends fail. A fixed, small set: it is a metric label. */
-export type AppendFailureReason = 'disk_full' | 'read_only' | 'io_error' | 'busy' | 'file_lost' | 'other';
+export type AppendFailureReason = 'disk_full' | 'read_only' | 'io_error' | 'busy' | 'file_lost' | 'unreachable' | 'other';
 
 export interface EventLogHealth {
   /** True while events can be written (and so tool calls accepted). */
@@ -21,6 +21,19 @@ export interface EventLogHealth {
   since?: string;
   /** Appends refused since the log was opened. */
   failedAppends: number;
+  /** A log kept by a database server (PostgreSQL): where, and how its last probe went. Never the URL's credentials. */
+  database?: DatabaseHealth;
+}
+
+export interface DatabaseHealth {
+  engine: 'postgres';
+  /** host:port/database, nothing more. */
+  server: string;
+  state: 'reachable' | 'unreachable';
+  /** Round trip of the last successful probe (ms). */
+  latencyMs?: number;
+  /** When the server was last probed (ISO 8601). */
+  checkedAt?: string;
 }
 
 /** One refused append, as handed to the log's `onAppendFailure` option. */
@@ -55,6 +68,8 @@ function describeReason(reason: AppendFailureReason): string {
       return 'locked by another writer';
     case 'file_lost':
       return 'file deleted or replaced';
+    case 'unreachable':
+      return 'database unreachable';
     default:
       return 'storage error';
   }
@@ -195,6 +210,27 @@ export class WriteGuard {
       const failure = classifyFailure(err);
       if (failure.reason !== this.fault.failure.reason) this.setFault(failure);
     }
+  }
+
+  /**
+   * `check` for a store whose probe goes over the network: while failing,
+   * runs the probe and clears the fault when it passes; `classify` names what
+   * it threw.
+   */
+  async checkAsync(probe: () => Promise<void>, classify: (err: unknown) => AppendFailure): Promise<void> {
+    if (this.fault === undefined) return;
+    try {
+      await probe();
+      this.setFault(undefined);
+    } catch (err) {
+      const failure = classify(err);
+      if (failure.reason !== this.fault?.failure.reason) this.setFault(failure);
+    }
+  }
+
+  /** Marks the store failing without a refused append (a probe or a read found the database gone). */
+  failing(failure: AppendFailure): void {
+    if (this.fault?.failure.reason !== failure.reason) this.setFault(failure);
   }
 
   private fileLost(): AppendFailure | undefined {

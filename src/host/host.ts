@@ -22,6 +22,7 @@ import { loadConfigFile, type LoadedConfig } from '../config/load.js';
 import { resolve } from 'node:path';
 import { EventLog } from '../events/log.js';
 import type { EventStore } from '../events/store.js';
+import { openPostgresEvents } from './postgres-events-config.js';
 import type { InvokeDeps } from '../invoke/types.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createTracing, type Tracing } from '../observability/tracing.js';
@@ -118,7 +119,9 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
   const ctx: SourceContext = { logger, metrics, configDir: dir, env, tracing, reuse: config.catalog?.reuse !== false };
 
   let events: EventStore | undefined;
-  if (config.events) {
+  if (config.events?.postgres) {
+    events = await openPostgresEvents(config.events, { env, configDir: dir, logger, metrics: metrics.eventLog, onStop: (stop) => parts.add(stop) });
+  } else if (config.events?.file !== undefined) {
     const file = resolve(dir, config.events.file);
     const monitor = createEventLogMonitor(logger, metrics.eventLog, file);
     parts.add(() => monitor.stop());

@@ -4,6 +4,7 @@
 // response: the protocol gate on routes, sendError on every error (so errors
 // raised before any hook, such as a body that fails to parse, carry it too),
 // answerClientError for what Node's parser refuses.
+import { EventLogUnavailableError } from '../events/log-health.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { ContractError } from '../contract/errors.js';
 import { auditLoggerOf, refuseAnonymous, registerAuthHooks } from './auth-hook.js';
@@ -75,6 +76,8 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
 
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof ContractError) return sendContractError(reply, error);
+    // An event store that cannot be read now (its database is down): the host's state, not the request's fault.
+    if (error instanceof EventLogUnavailableError) return sendError(reply, 'toolhost.unavailable', error.message, { reason: error.failure.reason }, { 'retry-after': '1' });
     const status = (error as { statusCode?: number }).statusCode;
     // fastify's own refusals: the body limit, a content type no parser takes, a body that does not parse.
     if (status === 413) return sendError(reply, 'payload_too_large', 'the request body is too large');

@@ -19,9 +19,11 @@ import type { CatalogSearch } from '../catalog/search/catalog-search.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import { IMPLEMENTATION, PROTOCOL_VERSION } from '../contract/protocol.js';
 import { requirePrincipal } from '../http/auth-hook.js';
+import { sendError } from '../http/respond.js';
 import { requestSpan } from '../http/request-observers.js';
 import { DISABLED_TRACING, type Tracing } from '../observability/tracing.js';
 import { callCatalogTool, CallRefused } from '../invoke/call.js';
+import { EventLogUnavailableError } from '../events/log-health.js';
 import type { InvokeDeps } from '../invoke/types.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, elicitationPrompt } from './approval.js';
 import { FrontDoorTransport } from './fast-call.js';
@@ -106,6 +108,15 @@ function protocolError(code: number, message: string): Error {
 
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, headers: Record<string, string> = {}): FastifyReply {
   return reply.code(status).headers({ ...headers, 'content-type': 'application/json' }).send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** A JSON-RPC `tools/call` (alone or in a batch) that records a tool session: any but the search mode's search tool. */
+function isRecordedCall(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const message = m as { method?: unknown; params?: { name?: unknown } } | null;
+    return message?.method === 'tools/call' && message.params?.name !== SEARCH_TOOL;
+  });
 }
 
 function loopbackHosts(request: FastifyRequest): string[] {
@@ -344,6 +355,15 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
         reply.hijack();
         await tracing.withSpan(requestSpan(request), () => transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body));
         return reply;
+      }
+      // A call that would be recorded while the event store cannot be written
+      // (a database that is down, a full disk): refused before it reaches the
+      // MCP layer, 503 with a vendor code, so a load balancer or client can
+      // take it elsewhere; what needs no record (tools/list) is still answered.
+      const events = deps.events?.health();
+      if (events !== undefined && !events.writable && request.method === 'POST' && isRecordedCall(request.body)) {
+        const refusal = new EventLogUnavailableError({ reason: events.reason ?? 'other', code: 'UNAVAILABLE', message: events.error ?? 'unknown' });
+        return sendError(reply, 'toolhost.unavailable', refusal.message, { reason: refusal.failure.reason, since: events.since }, { 'retry-after': '1' });
       }
       session.lastSeen = Date.now();
       follow(session, principal);

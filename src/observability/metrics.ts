@@ -85,7 +85,7 @@ export interface EventLogMetrics {
 }
 
 /** The reasons an append can fail (src/events/log-health.ts), each counted from 0. */
-export const EVENT_LOG_FAILURE_REASONS = ['disk_full', 'read_only', 'io_error', 'busy', 'file_lost', 'other'] as const;
+export const EVENT_LOG_FAILURE_REASONS = ['disk_full', 'read_only', 'io_error', 'busy', 'file_lost', 'unreachable', 'other'] as const;
 
 export function createMetrics(options: MetricsOptions = {}): HostMetrics {
   const registry = new Registry();

@@ -128,6 +128,11 @@ function describeAjvError(e: ErrorObject): { pointer: string; message: string } 
         return { pointer: e.instancePath, message: 'is not a key hash (sha256:<64 hex digits>); if this is the API key itself, run `toolhost hash-key` and put its output here, then replace the key: it has been stored in plain text' };
       }
       return { pointer: e.instancePath, message: `does not match the expected form ${String(p.pattern)}` };
+    case 'not': {
+      // A key that excludes another says so in its schema's description.
+      const description = (e.parentSchema as { description?: unknown } | undefined)?.description;
+      return { pointer: e.instancePath, message: typeof description === 'string' ? description : 'is not allowed here' };
+    }
     default:
       return { pointer: e.instancePath, message: e.message ?? e.keyword };
   }

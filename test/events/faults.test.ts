@@ -138,10 +138,12 @@ test('the events directory deleted mid-run: not ready, calls refused, nothing wr
   const refused = await callTool(server.url);
   assert.equal(refused.ok, false);
   assert.match((refused as { message: string }).message, /event log cannot be written \(file deleted or replaced: the database file was deleted while the log had it open; restart the host/);
-  assert.ok((await metric(server.url, /toolhost_event_log_append_failures_total\{reason="file_lost"\}/)) >= 1);
+  // Found by the periodic check, so the call is refused before the MCP layer: 503 toolhost.unavailable, no append tried.
+  assert.equal((refused as { code: unknown }).code, 503);
+  assert.match((refused as { message: string }).message, /"error":"toolhost\.unavailable"/);
   assert.ok(
-    logLines(server).some((l) => l.level === 50 && l.reason === 'file_lost' && /event append refused/.test(l.msg)),
-    'the refused append is logged',
+    logLines(server).some((l) => l.level === 50 && l.reason === 'file_lost' && /event log cannot be written; tool calls are refused/.test(l.msg)),
+    'the fault is logged',
   );
   assert.equal((refused as { message: string }).message.includes(world.dataDir), false, 'the refusal names no host path');
   assert.equal(existsSync(world.dataDir), false, 'no new, empty log was made in its place');
@@ -197,14 +199,16 @@ test('a full disk (injected SQLITE_FULL): refused with a clear error, no sequenc
     for (let i = 0; i < 3; i++) {
       const refused = await callTool(server.url);
       assert.equal(refused.ok, false);
-      assert.equal((refused as { code: unknown }).code, -32603, 'a JSON-RPC internal error: the host, not the request, is at fault');
+      if (i === 0) assert.equal((refused as { code: unknown }).code, -32603, 'the call that finds the fault: a JSON-RPC internal error, the host, not the request, is at fault');
+      else assert.equal((refused as { code: unknown }).code, 503, 'later calls while the log cannot be written: refused before the MCP layer, 503 toolhost.unavailable');
       assert.match((refused as { message: string }).message, /event log cannot be written \(disk full: database or disk is full\); tool calls are refused/);
+      if (i > 0) assert.match((refused as { message: string }).message, /"error":"toolhost\.unavailable"/);
     }
     const res = await readyz(server.url);
     assert.equal(res.status, 503);
     assert.equal(res.body.events.reason, 'disk_full');
-    assert.equal(res.body.events.failedAppends, 3);
-    assert.equal(await metric(server.url, /toolhost_event_log_append_failures_total\{reason="disk_full"\}/), 3);
+    assert.equal(res.body.events.failedAppends, 1, 'only the first call reached the log');
+    assert.equal(await metric(server.url, /toolhost_event_log_append_failures_total\{reason="disk_full"\}/), 1);
     assert.ok(logLines(server).some((l) => l.level === 50 && l.reason === 'disk_full' && l.code === 'SQLITE_FULL'));
     undo();
     undone = true;

@@ -1,0 +1,188 @@
+// Three toolhost processes on one PostgreSQL, as replicas behind a load
+// balancer: 3 × 1,000 tools/call over /mcp spread over them concurrently,
+// then every tenant's stream is gap-free and complete on every replica, an
+// SSE subscriber on every replica saw every event of its tenant once and in
+// order, a stream resumes with Last-Event-ID on another replica, and while the
+// database is down a recorded call is refused with 503 toolhost.unavailable
+// (a listing still answered) until the replica recovers by itself.
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { hashApiKey } from '../../src/auth/api-keys.js';
+import { ACME_KEY, GLOBEX_KEY, request, tempDir, writeConfig } from '../helpers/server.js';
+import { PG_SKIP, startPostgres, type PgServer } from '../helpers/postgres.js';
+import { startReplicas, type Replicas } from '../helpers/replicas.js';
+import { connect } from '../mcp/front-door-helpers.js';
+
+const TEXT_PACK = fileURLToPath(new URL('../../examples/demo/packs/text', import.meta.url));
+const CALLS_PER_REPLICA = 1000;
+const CLIENTS_PER_REPLICA = 8;
+const TENANT_KEYS = { acme: ACME_KEY, globex: GLOBEX_KEY } as const;
+
+let server: PgServer | undefined;
+let replicas: Replicas | undefined;
+before(async () => {
+  if (PG_SKIP) return;
+  server = await startPostgres({ fast: true });
+  const url = await server.newDatabase();
+  const config = writeConfig({
+    server: { host: '127.0.0.1', port: 0 },
+    tenants: { acme: { tools: ['*'] }, globex: { tools: ['openwop:text.*'] } },
+    principals: [
+      { id: 'acme-agent', tenant: 'acme', scopes: [], keyHash: hashApiKey(ACME_KEY) },
+      { id: 'globex-agent', tenant: 'globex', scopes: [], keyHash: hashApiKey(GLOBEX_KEY) },
+    ],
+    events: { postgres: { url: '${DATABASE_URL}', pollIntervalMs: 500 } },
+    sources: { nodePacks: [{ path: TEXT_PACK }] },
+  }, tempDir('toolhost-replicas-'));
+  replicas = await startReplicas(3, config, { DATABASE_URL: url, LOG_LEVEL: 'warn' });
+});
+after(async () => {
+  await replicas?.close();
+  await server?.close();
+});
+
+interface Stream {
+  ids: number[];
+  stop(): void;
+}
+
+/** An SSE subscriber: collects the `id:` of every frame. */
+async function subscribe(url: string, key: string, lastEventId?: number): Promise<Stream> {
+  const controller = new AbortController();
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId);
+  const res = await fetch(`${url}/events/stream`, { headers, signal: controller.signal });
+  assert.equal(res.status, 200);
+  const ids: number[] = [];
+  void (async () => {
+    let buffer = '';
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const id = /^id: (\d+)$/m.exec(frame);
+          if (id) ids.push(Number(id[1]));
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return { ids, stop: () => controller.abort() };
+}
+
+async function until(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function allEvents(url: string, key: string): Promise<Array<{ sequence: number; sessionId: string }>> {
+  const out: Array<{ sequence: number; sessionId: string }> = [];
+  let after = -1;
+  for (;;) {
+    const page = (await request(url, `/events?after=${after}&limit=1000`, { token: key })).json();
+    out.push(...page.events);
+    if (page.events.length < 1000) return out;
+    after = page.next;
+  }
+}
+
+async function toolName(client: Client): Promise<string> {
+  const { tools } = await client.listTools();
+  const tool = tools.find((t) => t.name.includes('uppercase'));
+  assert.ok(tool, 'the text pack is listed');
+  return tool.name;
+}
+
+test('3 replicas × 1,000 tools/call on one PostgreSQL: gap-free, complete, every SSE subscriber saw every event once, in order', { skip: PG_SKIP, timeout: 600_000 }, async () => {
+  const list = replicas!.list;
+  const streams = await Promise.all(list.flatMap((r) => Object.entries(TENANT_KEYS).map(async ([tenant, key]) => ({ tenant, stream: await subscribe(r.url, key) }))));
+  const calls = { acme: 0, globex: 0 };
+  try {
+    await Promise.all(
+      list.flatMap((replica, r) =>
+        Array.from({ length: CLIENTS_PER_REPLICA }, async (_, c) => {
+          const tenant = (c + r) % 2 === 0 ? 'acme' : 'globex';
+          const client = await connect(replica.url, TENANT_KEYS[tenant]);
+          try {
+            const name = await toolName(client);
+            for (let i = 0; i < CALLS_PER_REPLICA / CLIENTS_PER_REPLICA; i++) {
+              const result = await client.callTool({ name, arguments: { text: `r${r} c${c} i${i}` } });
+              assert.notEqual(result.isError, true);
+              calls[tenant]++;
+            }
+          } finally {
+            await client.close();
+          }
+        }),
+      ),
+    );
+    assert.equal(calls.acme + calls.globex, 3 * CALLS_PER_REPLICA);
+    for (const [tenant, key] of Object.entries(TENANT_KEYS)) {
+      const seen = await Promise.all(list.map((r) => allEvents(r.url, key)));
+      const sequences = seen[0].map((e) => e.sequence);
+      assert.deepEqual(sequences, sequences.map((_, i) => i), `${tenant}: 0..n-1, no gap, no duplicate`);
+      assert.equal(new Set(seen[0].map((e) => e.sessionId)).size, calls[tenant as 'acme'], `${tenant}: one session per call`);
+      for (const other of seen.slice(1)) assert.deepEqual(other.map((e) => e.sequence), sequences, 'every replica reads the same stream');
+      for (const { stream } of streams.filter((s) => s.tenant === tenant)) {
+        await until(() => stream.ids.length >= sequences.length, 30_000, `${tenant} subscriber caught up`);
+        assert.deepEqual(stream.ids, sequences, `${tenant}: a subscriber saw every event once, in order`);
+      }
+    }
+    // A cursor from one replica resumes on another.
+    const events = await allEvents(list[0].url, ACME_KEY);
+    const resumeFrom = events[Math.floor(events.length / 2)].sequence;
+    const resumed = await subscribe(list[2].url, ACME_KEY, resumeFrom);
+    try {
+      await until(() => resumed.ids.length >= events.length - resumeFrom - 1, 30_000, 'resumed stream caught up');
+      assert.deepEqual(resumed.ids, events.slice(resumeFrom + 1).map((e) => e.sequence));
+    } finally {
+      resumed.stop();
+    }
+  } finally {
+    for (const { stream } of streams) stream.stop();
+  }
+});
+
+test('database down: /readyz 503 naming it, a recorded call 503 toolhost.unavailable, a listing answered; recovery by itself', { skip: PG_SKIP, timeout: 120_000 }, async () => {
+  const replica = replicas!.list[1];
+  const client = await connect(replica.url, ACME_KEY);
+  try {
+    const name = await toolName(client);
+    await server!.crash();
+    await until(async () => (await request(replica.url, '/readyz')).status === 503, 15_000, 'readyz 503');
+    const ready = (await request(replica.url, '/readyz')).json();
+    assert.equal(ready.events.writable, false);
+    assert.equal(ready.events.reason, 'unreachable');
+    assert.equal(ready.events.database.state, 'unreachable');
+    assert.ok(!JSON.stringify(ready).includes(server!.password), 'no password in /readyz');
+    const refused = await client.callTool({ name, arguments: { text: 'x' } }).then(
+      () => assert.fail('a recorded call was answered while the database was down'),
+      (err: Error & { code?: unknown }) => err,
+    );
+    assert.equal(refused.code, 503);
+    assert.match(refused.message, /"error":"toolhost\.unavailable"/);
+    assert.match(refused.message, /database unreachable/);
+    assert.ok(!refused.message.includes(server!.password));
+    assert.ok((await client.listTools()).tools.length > 0, 'a listing needs no events and is answered');
+    const read = await request(replica.url, '/events', { token: ACME_KEY });
+    assert.equal(read.status, 503);
+    assert.equal(read.json().error, 'toolhost.unavailable');
+    await server!.restart();
+    await until(async () => (await request(replica.url, '/readyz')).status === 200, 30_000, 'readyz 200 again');
+    const result = await client.callTool({ name, arguments: { text: 'back' } });
+    assert.notEqual(result.isError, true);
+    assert.ok(!replica.output().includes(server!.password), 'no password in the replica\'s log');
+  } finally {
+    await client.close();
+  }
+});
