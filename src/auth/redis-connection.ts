@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { CLOSED } from '../util/schema-builders.js';
 import { secretRefSchema } from '../util/secret-ref.js';
 
-export const REDIS_DEFAULTS = { keyPrefix: 'toolhost:', commandTimeoutMs: 5, connectTimeoutMs: 2000, probeIntervalMs: 1000 } as const;
+export const REDIS_DEFAULTS = { keyPrefix: 'toolhost:', commandTimeoutMs: 250, connectTimeoutMs: 2000, probeIntervalMs: 1000 } as const;
 
 export const redisConfigSchema = Type.Object(
   {

@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
 import { ACME_KEY, demoConfig, GLOBEX_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 
 interface Raw {
@@ -43,9 +45,18 @@ function toolsOf(list: Raw): { toolId: string }[] {
 
 let first: TestServer;
 let second: TestServer;
+/** The demo config without rate limits: the test reads every tool several times over, faster than a caller's limit allows. */
+function unlimitedDemoConfig(): string {
+  const file = demoConfig();
+  const config = parse(readFileSync(file, 'utf8'));
+  config.auth = { ...config.auth, defaultRateLimit: false };
+  writeFileSync(file, stringify(config));
+  return file;
+}
+
 before(async () => {
   // Each from its own copy of the demo config (its own event log), as two machines would be.
-  [first, second] = await Promise.all([startTestServer(demoConfig()), startTestServer(demoConfig())]);
+  [first, second] = await Promise.all([startTestServer(unlimitedDemoConfig()), startTestServer(unlimitedDemoConfig())]);
 });
 after(async () => {
   await Promise.all([first?.close(), second?.close()]);
