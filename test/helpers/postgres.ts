@@ -1,16 +1,24 @@
-// A real PostgreSQL server for tests (Debian's postgresql-15 binaries; `.ci/run`
-// installs them when missing): initdb into a temp dir, listening on a free
+// A real PostgreSQL server for tests (Debian's postgresql binaries, the newest
+// major version installed; `.ci/run` installs them when missing): initdb into a temp dir, listening on a free
 // loopback port with its unix socket in that dir, stopped and removed on
 // cleanup. PostgreSQL refuses to run as root, so under root (CI) every server
 // command runs as the `postgres` OS user over a data dir chowned to it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
-export const PG_BIN = process.env.TOOLHOST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** The newest major version under Debian's /usr/lib/postgresql (15 on bookworm, 17 on trixie). */
+function debianPgBin(): string {
+  const root = '/usr/lib/postgresql';
+  const majors = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'postgres'))) : [];
+  majors.sort((a, b) => Number(b) - Number(a));
+  return join(root, majors[0] ?? '15', 'bin');
+}
+
+export const PG_BIN = process.env.TOOLHOST_PG_BIN ?? debianPgBin();
 /** Why the PostgreSQL tests are skipped, or undefined when they can run. */
 export const PG_SKIP = existsSync(join(PG_BIN, 'postgres')) ? undefined : `PostgreSQL binaries not found in ${PG_BIN} (apt-get install postgresql, or set TOOLHOST_PG_BIN)`;
 
