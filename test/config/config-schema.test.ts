@@ -1,6 +1,7 @@
 // The config schema a platform team points its editor at: the repository's
 // toolhost.schema.json is exactly what `toolhost config-schema` prints, and it
-// is a standalone JSON Schema that accepts the demo and refuses a typo.
+// is a standalone JSON Schema that accepts the demo (and the several-replicas
+// sample) and refuses a typo.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
+import { loadConfigFile } from '../../src/config/load.js';
 import { hostConfigSchema } from '../../src/config/schema.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -30,6 +32,15 @@ test('the shipped schema stands alone: the demo config passes, a misspelt key fa
   const demo = parse(demoText) as Record<string, unknown>;
   assert.ok(validate(demo), JSON.stringify(validate.errors));
   assert.equal(validate({ ...demo, servr: {} }), false);
+});
+
+test('the several-replicas sample (examples/deploy) passes the shipped schema and the loader', () => {
+  const validate = new Ajv2020({ strict: false, allErrors: true }).compile(shipped);
+  const file = join(ROOT, 'examples/deploy/toolhost.yaml');
+  const sample = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  assert.ok(validate(sample), JSON.stringify(validate.errors));
+  const loaded = loadConfigFile(file).config;
+  assert.ok(loaded.events?.postgres && loaded.redis && loaded.mcp?.sessionKey, 'the sample shares events, buckets and MCP sessions');
 });
 
 test('the schema keeps the shapes its error lines rely on: enum, bare const and oneOf, not the anyOf or patternProperties TypeBox writes for unions and records', () => {
