@@ -1,6 +1,7 @@
 // The bench host's configuration, shared by the orchestrator (which writes it
 // as YAML for serve()) and the in-process build benchmark (which hands the
 // same policy and tenants to a CatalogStore).
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { PolicyConfig } from '../src/classify/policy.js';
 import { tenantGlobs } from './tools.js';
@@ -8,6 +9,12 @@ import { tenantGlobs } from './tools.js';
 export const SERVER_ID = 'bench';
 export const TENANTS = ['all', 'mid', 'small'] as const;
 export type TenantName = (typeof TENANTS)[number];
+
+/** A fresh API key per tenant for one bench process, and its bearer header. */
+export function benchKeys(): { keys: Record<TenantName, string>; auth: (t: TenantName) => string } {
+  const keys = Object.fromEntries(TENANTS.map((t) => [t, `bench-${t}-${randomBytes(16).toString('hex')}`])) as Record<TenantName, string>;
+  return { keys, auth: (t) => `Bearer ${keys[t]}` };
+}
 
 /** A realistic host policy: reads, destructive operations behind approval and a scope, defaults for the rest. */
 export const POLICY: PolicyConfig = {

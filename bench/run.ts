@@ -16,7 +16,6 @@
 //   bench/build-bench.ts     in-process snapshot build and refresh (one fresh process per repetition)
 // Every throughput figure is a ratio to the baseline measured in the same run,
 // toolhost and baseline alternating (T B, B T, ...), medians over repetitions.
-import { randomBytes } from 'node:crypto';
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -27,7 +26,7 @@ import { hashApiKey } from '../src/auth/api-keys.js';
 import type { BuildBenchResult } from './build-bench.js';
 import { compiledChild } from './compiled-child.js';
 import { callTable, runCallScenarios } from './calls.js';
-import { benchConfig, REPO_ROOT, TENANTS, type TenantName } from './config.js';
+import { benchConfig, benchKeys, REPO_ROOT, TENANTS, type TenantName } from './config.js';
 import { compareInRounds, LoadGenerator, type Measured, type Server } from './measure.js';
 import { Child, closeAgent, get } from './procs.js';
 import { byIdScenarios, refusalScenarios, RouteBook, shuffled, toolPath as toolPathOf, type Scenario } from './scenarios.js';
@@ -111,8 +110,7 @@ async function buildBench(): Promise<BuildBenchResult[]> {
 
 // ---- hosts ----------------------------------------------------------------------
 
-const keys = Object.fromEntries(TENANTS.map((t) => [t, `bench-${t}-${randomBytes(16).toString('hex')}`])) as Record<TenantName, string>;
-const auth = (t: TenantName) => `Bearer ${keys[t]}`;
+const { keys, auth } = benchKeys();
 
 interface Toolhost {
   child: Child;

@@ -10,7 +10,6 @@
 //   before, before-audit       DIR's bench/toolhost-child.ts (an older checkout with node_modules linked)
 // Prints, per scenario and variant, req/s ratio and CPU ratio to the baseline
 // (median, min–max over rounds) and server CPU µs per request, and the load average.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { hashApiKey } from '../src/auth/api-keys.js';
-import { benchConfig, TENANTS, type TenantName } from './config.js';
+import { benchConfig, benchKeys, TENANTS, type TenantName } from './config.js';
 import { compareInRounds, LoadGenerator, type Server } from './measure.js';
 import { Child } from './procs.js';
 import { byIdScenarios, refusalScenarios, RouteBook, shuffled } from './scenarios.js';
@@ -44,8 +43,7 @@ const loads: number[] = [os.loadavg()[0]];
 setInterval(() => loads.push(os.loadavg()[0]), 5000).unref();
 const log = (line: string) => process.stderr.write(`[small] ${line}\n`);
 
-const keys = Object.fromEntries(TENANTS.map((t) => [t, `bench-${t}-${randomBytes(16).toString('hex')}`])) as Record<TenantName, string>;
-const auth = (t: TenantName) => `Bearer ${keys[t]}`;
+const { keys, auth } = benchKeys();
 
 interface Variant {
   name: string;

@@ -108,10 +108,10 @@ export async function startEventsServer(routeOptions?: EventRouteOptions): Promi
   return { url: `http://127.0.0.1:${address.port}`, host, app, log, configFile, close: () => closeAll(app, host) };
 }
 
-/** Polls `check` until it holds or `ms` pass. */
-export async function waitFor(check: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
+/** Polls `check` (which may ask over the network) until it holds or `ms` pass. */
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 5000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }

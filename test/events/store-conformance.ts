@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import type { AppendInput, ToolEvent } from '../../src/events/event-types.js';
 import type { EventStore } from '../../src/events/store.js';
+import { waitFor } from './helpers.js';
 
 export type OpenStore = (options?: { maxEvents?: number; retentionDays?: number }) => Promise<EventStore>;
 
@@ -111,10 +112,5 @@ export function conformance(name: string, open: OpenStore): Array<[string, (t: T
   ];
 }
 
-export async function until(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Polls until `predicate` holds (10 s by default). */
+export const until = (predicate: () => boolean, timeoutMs = 10_000): Promise<void> => waitFor(predicate, timeoutMs, 'the store');

@@ -18,6 +18,7 @@ import { ACME_KEY, GLOBEX_KEY, request, tempDir, writeConfig } from '../helpers/
 import { PG_SKIP, startPostgres, type PgServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { startReplicas, type Replicas } from '../helpers/replicas.js';
+import { openSse, waitFor, type SseClient } from '../events/helpers.js';
 import { connect } from '../mcp/front-door-helpers.js';
 
 const TEXT_PACK = fileURLToPath(new URL('../../examples/demo/packs/text', import.meta.url));
@@ -78,47 +79,16 @@ async function hammer(urls: string[], done: () => boolean): Promise<{ admitted: 
   return { admitted, refused, seconds: (performance.now() - started) / 1000 };
 }
 
-interface Stream {
-  ids: number[];
-  stop(): void;
+/** The event sequences an SSE subscriber has received so far (its `id:` fields). */
+const idsOf = (stream: SseClient) => stream.messages.filter((m) => m.id !== undefined).map((m) => Number(m.id));
+
+/** An SSE subscriber on `/events/stream`, optionally resuming after `lastEventId`. */
+async function subscribe(url: string, key: string, lastEventId?: number): Promise<SseClient> {
+  const stream = await openSse(url, key, lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) });
+  assert.equal(stream.status, 200);
+  return stream;
 }
 
-/** An SSE subscriber: collects the `id:` of every frame. */
-async function subscribe(url: string, key: string, lastEventId?: number): Promise<Stream> {
-  const controller = new AbortController();
-  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-  if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId);
-  const res = await fetch(`${url}/events/stream`, { headers, signal: controller.signal });
-  assert.equal(res.status, 200);
-  const ids: number[] = [];
-  void (async () => {
-    let buffer = '';
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const id = /^id: (\d+)$/m.exec(frame);
-          if (id) ids.push(Number(id[1]));
-        }
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  return { ids, stop: () => controller.abort() };
-}
-
-async function until(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function allEvents(url: string, key: string): Promise<Array<{ sequence: number; sessionId: string }>> {
   const out: Array<{ sequence: number; sessionId: string }> = [];
@@ -178,8 +148,8 @@ test('3 replicas × 1,000 tools/call on one PostgreSQL: gap-free, complete, ever
       assert.equal(new Set(seen[0].map((e) => e.sessionId)).size, calls[tenant as 'acme'], `${tenant}: one session per call`);
       for (const other of seen.slice(1)) assert.deepEqual(other.map((e) => e.sequence), sequences, 'every replica reads the same stream');
       for (const { stream } of streams.filter((s) => s.tenant === tenant)) {
-        await until(() => stream.ids.length >= sequences.length, 30_000, `${tenant} subscriber caught up`);
-        assert.deepEqual(stream.ids, sequences, `${tenant}: a subscriber saw every event once, in order`);
+        await waitFor(() => idsOf(stream).length >= sequences.length, 30_000, `${tenant} subscriber caught up`);
+        assert.deepEqual(idsOf(stream), sequences, `${tenant}: a subscriber saw every event once, in order`);
       }
     }
     // A cursor from one replica resumes on another.
@@ -187,15 +157,15 @@ test('3 replicas × 1,000 tools/call on one PostgreSQL: gap-free, complete, ever
     const resumeFrom = events[Math.floor(events.length / 2)].sequence;
     const resumed = await subscribe(list[2].url, ACME_KEY, resumeFrom);
     try {
-      await until(() => resumed.ids.length >= events.length - resumeFrom - 1, 30_000, 'resumed stream caught up');
-      assert.deepEqual(resumed.ids, events.slice(resumeFrom + 1).map((e) => e.sequence));
+      await waitFor(() => idsOf(resumed).length >= events.length - resumeFrom - 1, 30_000, 'resumed stream caught up');
+      assert.deepEqual(idsOf(resumed), events.slice(resumeFrom + 1).map((e) => e.sequence));
     } finally {
-      resumed.stop();
+      resumed.close();
     }
   } finally {
     calling = false;
     await limited.catch(() => undefined);
-    for (const { stream } of streams) stream.stop();
+    for (const { stream } of streams) stream.close();
   }
 });
 
@@ -236,7 +206,7 @@ test('database down: /readyz 503 naming it, a recorded call 503 toolhost.unavail
   try {
     const name = await toolName(client);
     await server!.crash();
-    await until(async () => (await request(replica.url, '/readyz')).status === 503, 15_000, 'readyz 503');
+    await waitFor(async () => (await request(replica.url, '/readyz')).status === 503, 15_000, 'readyz 503');
     const ready = (await request(replica.url, '/readyz')).json();
     assert.equal(ready.events.writable, false);
     assert.equal(ready.events.reason, 'unreachable');
@@ -255,7 +225,7 @@ test('database down: /readyz 503 naming it, a recorded call 503 toolhost.unavail
     assert.equal(read.status, 503);
     assert.equal(read.json().error, 'toolhost.unavailable');
     await server!.restart();
-    await until(async () => (await request(replica.url, '/readyz')).status === 200, 30_000, 'readyz 200 again');
+    await waitFor(async () => (await request(replica.url, '/readyz')).status === 200, 30_000, 'readyz 200 again');
     const result = await client.callTool({ name, arguments: { text: 'back' } });
     assert.notEqual(result.isError, true);
     assert.ok(!replica.output().includes(server!.password), 'no password in the replica\'s log');
