@@ -1,4 +1,4 @@
-// Who is calling (CONTRACT.md "Authentication and tenancy"): a principal is
+// Who is calling (docs/contract.md "Authentication and tenancy"): a principal is
 // bound to exactly one tenant and holds a set of scopes.
 import type { Caller } from '../catalog/visibility.js';
 

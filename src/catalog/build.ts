@@ -1,4 +1,4 @@
-// Builds the sorted descriptor list from every source's RawTools (seed "The
+// Builds the sorted descriptor list from every source's RawTools (docs/contract.md "The
 // catalog" and "The descriptor"): classification by the host's policy,
 // workflows from their steps, unique toolIds, exec only on host extensions,
 // no credential material. Pure: the same inputs give the same descriptors.

@@ -1,4 +1,4 @@
-// The CompactToolDescriptor projection (seed "Views and sessions", CONTRACT.md
+// The CompactToolDescriptor projection (docs/contract.md "Views and sessions" and
 // "CompactToolDescriptor"): the closed model-facing shape, with the input
 // schema rewritten by compactInputSchema, its top level closed to `type` and
 // `properties` as the published v2 schema requires (closeTopLevel), and the

@@ -1,4 +1,4 @@
-// Turns one classified RawTool into its ToolDescriptor (seed "The
+// Turns one classified RawTool into its ToolDescriptor (docs/contract.md "The
 // descriptor"): fixed key order so equal content serializes to equal bytes,
 // annotations from the one annotation table, credential material removed.
 import { deriveAnnotations } from '../contract/annotations.js';

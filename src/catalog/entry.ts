@@ -1,4 +1,4 @@
-// A catalog entry (seed "The descriptor", "Views and sessions"): one tool's
+// A catalog entry (docs/contract.md "The descriptor", "Views and sessions"): one tool's
 // standard bytes, made when its snapshot is built, and its compact bytes,
 // made on first use or by the snapshot's background compaction, so that a
 // start serves the standard view without waiting for compaction

@@ -1,4 +1,4 @@
-// Keeps credential material out of descriptors (seed: "A descriptor MUST NOT
+// Keeps credential material out of descriptors (docs/contract.md "The descriptor": a descriptor must not
 // carry credential material"). Upstream data is untrusted: a schema `default`
 // may hold a real token. Two checks, anywhere at any depth: a secret-named key
 // with a string value, and a string shaped like a credential. Inside schema

@@ -13,7 +13,7 @@
 // list of every tool later (list-body.ts): nothing an older snapshot holds
 // is ever changed.
 //
-// The compact view is made after the standard one (seed "Views and
+// The compact view is made after the standard one (docs/contract.md "Views and
 // sessions"): compaction is most of a cold build, and the standard view
 // should not wait for it. An entry is compacted on first use (one tool is
 // cheap); the store compacts the rest in the background, in slices that

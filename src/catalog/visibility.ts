@@ -1,4 +1,4 @@
-// The one visibility rule (seed "The catalog": the list holds only tools the
+// The one visibility rule (docs/contract.md "The catalog": the list holds only tools the
 // caller may invoke in its tenant). A tool is visible when it matches the
 // tenant's allowlist and the caller holds every scope in its auth.scopes; a
 // workflow additionally needs every step visible to the same caller, so a

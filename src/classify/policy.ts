@@ -1,4 +1,4 @@
-// The host's own classification policy (seed "The descriptor": safetyTier,
+// The host's own classification policy (docs/contract.md "The descriptor": safetyTier,
 // replayPolicy and egress are assigned by the host, never copied from an
 // upstream). An ordered list of rules matched by toolId glob, then what the
 // host derives from a source's semantics, then per-source defaults, then the

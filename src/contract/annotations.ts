@@ -1,5 +1,5 @@
 // The annotation table: the one place MCP ToolAnnotations hints are derived
-// from the host's classification (seed "The descriptor", RFC 0204). Upstream
+// from the host's classification (docs/contract.md "The descriptor", RFC 0204). Upstream
 // MCP defaults (destructiveHint/openWorldHint default true) never fill a hint.
 import type { Egress, ReplayPolicy, SafetyTier, ToolAnnotations } from './descriptor.js';
 

@@ -1,4 +1,4 @@
-// Names that say "this holds a credential" (the seed's "A descriptor MUST
+// Names that say "this holds a credential" (docs/contract.md "The descriptor": a descriptor must
 // NOT carry credential material", and no credential in logs or events). One
 // word list, read two ways, because the uses differ in what a false match
 // costs:

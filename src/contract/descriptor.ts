@@ -1,5 +1,5 @@
-// Wire types of the openwop v2 toolCatalog contract (seed "The descriptor",
-// CONTRACT.md "ToolDescriptor" and "CompactToolDescriptor"). Pure types and
+// Wire types of the openwop v2 toolCatalog contract (docs/contract.md "The descriptor",
+// docs/contract.md "ToolDescriptor" and "CompactToolDescriptor"). Pure types and
 // the closed value sets; no I/O.
 
 export const SOURCES = ['node-pack', 'workflow', 'mcp', 'connector', 'host-extension'] as const;
@@ -23,7 +23,7 @@ export type HintLevel = (typeof HINT_LEVELS)[number];
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
-/** The four MCP ToolAnnotations hints, always all present (seed "The descriptor"). */
+/** The four MCP ToolAnnotations hints, always all present (docs/contract.md "The descriptor"). */
 export interface ToolAnnotations {
   readOnlyHint: boolean;
   destructiveHint: boolean;

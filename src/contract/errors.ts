@@ -1,4 +1,4 @@
-// The error envelope (CONTRACT.md "Error body"): every non-2xx answer is
+// The error envelope (docs/contract.md "Error body"): every non-2xx answer is
 // exactly { error, message, details? }. Codes and statuses live only here.
 //
 // Every code is one the published v2 error envelope accepts: a registered

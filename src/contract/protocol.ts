@@ -1,4 +1,4 @@
-// Protocol version negotiation (CONTRACT.md "Endpoints"): every response
+// Protocol version negotiation (docs/contract.md "Endpoints"): every response
 // carries `OpenWOP-Version: 2.0`; a request naming another major is refused.
 export const PROTOCOL_VERSION = '2.0';
 export const PROTOCOL_HEADER = 'openwop-version';

@@ -1,5 +1,5 @@
 // The project's own v2 ToolDescriptor and CompactToolDescriptor JSON Schemas
-// (seed "The descriptor"): the v1 shape plus `annotations`, with the exec rule
+// (docs/contract.md "The descriptor"): the v1 shape plus `annotations`, with the exec rule
 // and the annotation table encoded as if/then/else so a schema validator
 // refuses any descriptor whose hints disagree with its classification.
 import { APPROVALS, EGRESS_POSTURES, HINT_LEVELS, REPLAY_POLICIES, SAFETY_TIERS, SOURCES } from './descriptor.js';

@@ -1,4 +1,4 @@
-// The toolId grammar (CONTRACT.md "ToolDescriptor", toolId form). The only
+// The toolId grammar (docs/contract.md "ToolDescriptor", toolId form). The only
 // place ids are built or read: `openwop:<typeId>`, `mcp:<serverId>.<toolName>`,
 // `connector:<connectorId>.<action>`, `workflow:<id>`, `x-host-<vendor>-<name>`.
 // Server, connector and vendor ids hold no separator of their own, so every id

@@ -1,4 +1,4 @@
-// The tool-session events themselves (CONTRACT.md "Tool sessions"): their
+// The tool-session events themselves (docs/contract.md "Tool sessions"): their
 // types, the stored shape, and the content-free payload rule every store
 // enforces before anything is written. One home for the rule, whatever engine
 // keeps the events (log.ts for SQLite, or a PostgreSQL store).

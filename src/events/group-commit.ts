@@ -1,4 +1,4 @@
-// Group commit for the event log (log.ts; CONTRACT.md "Tool sessions": a
+// Group commit for the event log (log.ts; docs/contract.md "Tool sessions": a
 // durable log). better-sqlite3 runs a transaction synchronously on the event
 // loop, and a transaction costs far more than the rows it writes. So appends
 // are queued, and the queue is committed as one transaction on a later turn:

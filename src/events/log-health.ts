@@ -1,4 +1,4 @@
-// Whether the tool-session event log can be written, and why not (CONTRACT.md
+// Whether the tool-session event log can be written, and why not (docs/contract.md
 // "Tool sessions": a durable, ordered log). The log is only durable while the
 // file it writes is the file on disk: a disk that is full, a file made
 // read-only, or a file deleted or replaced under the open handle all make

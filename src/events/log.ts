@@ -1,8 +1,8 @@
-// The durable, ordered tool-session event log (CONTRACT.md "Tool sessions";
-// seed "Views and sessions"). Every event a tool session produces is appended
+// The durable, ordered tool-session event log (docs/contract.md "Tool sessions";
+// docs/contract.md "Views and sessions"). Every event a tool session produces is appended
 // here, to a SQLite database, before the call that produced it goes on.
 //
-// Event names. We emit the seed's names, `tool.session.opened` and
+// Event names. We emit the names of docs/contract.md "Tool sessions", `tool.session.opened` and
 // `tool.session.closed`. The openwop v2 event code map spells the same two
 // events `tool.session-opened` and `tool.session-closed`; a consumer keyed on
 // the code map maps one to the other. The call

@@ -1,4 +1,4 @@
-// Live events across replicas for the PostgreSQL event store (CONTRACT.md
+// Live events across replicas for the PostgreSQL event store (docs/contract.md
 // "Tool sessions": a subscriber sees every event of its tenant's stream, once,
 // in order, whichever replica appended it).
 //

@@ -1,4 +1,4 @@
-// The PostgreSQL event store's tables and their migrations (CONTRACT.md "Tool
+// The PostgreSQL event store's tables and their migrations (docs/contract.md "Tool
 // sessions": one durable, ordered log per tenant, here shared by every
 // replica). Several replicas usually start together against one database, so
 // migrating runs under a session-level advisory lock: the first replica to

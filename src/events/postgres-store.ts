@@ -1,5 +1,5 @@
 // The tool-session event store in PostgreSQL, shared by every replica of the
-// host (CONTRACT.md "Tool sessions": a durable, ordered, per-tenant log; the
+// host (docs/contract.md "Tool sessions": a durable, ordered, per-tenant log; the
 // guarantees are listed in store.ts and are the SQLite log's, log.ts).
 //
 // Sequences. Each tenant's stream row (`toolhost_event_streams`) holds its last

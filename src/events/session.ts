@@ -1,4 +1,4 @@
-// One tool session (CONTRACT.md "Tool sessions"): a `tools/call`, or a whole
+// One tool session (docs/contract.md "Tool sessions"): a `tools/call`, or a whole
 // workflow run, bracketed by `tool.session.opened` and `tool.session.closed`,
 // with an `agent.toolCalled` / `agent.toolReturned` pair for each call inside.
 // The class makes the bracket hard to get wrong:

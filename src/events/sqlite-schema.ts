@@ -1,4 +1,4 @@
-// The SQLite file behind the event log (log.ts; CONTRACT.md "Tool sessions"):
+// The SQLite file behind the event log (log.ts; docs/contract.md "Tool sessions"):
 // opening it in WAL mode, its tables, and the prepared statements the log
 // runs. Kept apart from the log's behaviour (group commit, faults,
 // subscriptions) so each reads on its own.

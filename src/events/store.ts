@@ -1,4 +1,4 @@
-// What the host needs of a tool-session event store (CONTRACT.md "Tool
+// What the host needs of a tool-session event store (docs/contract.md "Tool
 // sessions": a durable, ordered, per-tenant log), whatever engine keeps it:
 // a SQLite file on one machine (log.ts), or a PostgreSQL database shared by
 // every replica. Everything that can touch the disk or the network is

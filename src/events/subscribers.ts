@@ -1,4 +1,4 @@
-// Live delivery of a tenant's events (CONTRACT.md "Tool sessions"; the SSE
+// Live delivery of a tenant's events (docs/contract.md "Tool sessions"; the SSE
 // stream of http/events-routes.ts). Each subscribed tenant has a delivery
 // cursor: events are handed over once each, in sequence order, after their
 // commit. Another process writing the same SQLite file takes sequences this

@@ -1,5 +1,5 @@
 // Making committed events durable without holding the event loop (log.ts
-// "Durability"; CONTRACT.md "Tool sessions": a durable log). better-sqlite3
+// "Durability"; docs/contract.md "Tool sessions": a durable log). better-sqlite3
 // runs SQLite on the main thread, so with synchronous=FULL every commit would
 // stop the whole host for one fdatasync of the WAL. Instead the log commits
 // with synchronous=NORMAL (frames written, not synced) and asks this class to

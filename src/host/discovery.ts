@@ -1,4 +1,4 @@
-// The v2 discovery document (CONTRACT.md "Discovery"): served unauthenticated
+// The v2 discovery document (docs/contract.md "Discovery"): served unauthenticated
 // at /.well-known/openwop, with the toolCatalog family record listing only
 // the sources this host really projects. Built once at start.
 //

@@ -1,4 +1,4 @@
-// Makes event-log faults visible (CONTRACT.md "Tool sessions": the log must be
+// Makes event-log faults visible (docs/contract.md "Tool sessions": the log must be
 // durable, so a host that cannot write it must say so). Wires the log's hooks
 // to the metrics (`toolhost_event_log_writable`,
 // `toolhost_event_log_append_failures_total`) and to the log, where refused

@@ -1,4 +1,4 @@
-// The HTTP front (CONTRACT.md "Endpoints", "Error body"): a fastify instance
+// The HTTP front (docs/contract.md "Endpoints", "Error body"): a fastify instance
 // whose every answer, including fastify's and Node's own failures, is the
 // contract's error envelope, and which stamps `OpenWOP-Version: 2.0` on every
 // response: the protocol gate on routes, sendError on every error (so errors

@@ -1,4 +1,4 @@
-// Resolves the caller of a catalog request (CONTRACT.md "Authentication and
+// Resolves the caller of a catalog request (docs/contract.md "Authentication and
 // tenancy"): a bearer credential is required; any failure is 401 with
 // `WWW-Authenticate: Bearer`, never the credential echoed back. An admitted
 // principal is then held to its rate limit (429 `rate_limited` with

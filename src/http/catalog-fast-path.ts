@@ -1,8 +1,8 @@
-// The catalog's reads (CONTRACT.md "Endpoints": GET /tools, GET
+// The catalog's reads (docs/contract.md "Endpoints": GET /tools, GET
 // /tools/{toolId}) answered on node:http itself, in front of fastify: the
 // answers are bytes that already exist, and fastify's request and reply
 // objects, route lookup and hook runners cost more than the rest of such a
-// request (docs/benchmarks.md "Small answers, second round"). Same answers
+// request (docs/benchmarks.md "Small answers"). Same answers
 // as the fastify routes of tool-routes.ts, byte for byte (status, headers in
 // the same order, body; test/http/fast-path-equivalence.property.test.ts),
 // made by the same pieces: the protocol gate's rule, callerOf, the
@@ -13,7 +13,7 @@
 // query or exactly `?view=compact`, a served or absent `OpenWOP-Version`, a
 // Host header. Anything else (HEAD, other methods, other queries, a bad
 // percent-encoding, an unserved version, tracing on) goes to fastify, which
-// answers it as before.
+// answers every form.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.js';

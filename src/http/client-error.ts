@@ -1,4 +1,4 @@
-// Node's own refusals in the contract's shape (CONTRACT.md "Error body",
+// Node's own refusals in the contract's shape (docs/contract.md "Error body",
 // "Endpoints"): a request Node's HTTP parser refuses (a malformed request
 // line or header, an unknown method, headers too large, a request that took
 // too long to arrive) never reaches fastify. Node then calls the server's

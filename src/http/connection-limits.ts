@@ -5,7 +5,7 @@
 // request's body has arrived (a 401 refused in an onRequest hook, say), so a
 // client dribbling a body it was never going to be asked for loses its socket
 // at once. Timed-out requests still get the contract's error envelope
-// (CONTRACT.md "Error body", a vendor code for the 408).
+// (docs/contract.md "Error body", a vendor code for the 408).
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';

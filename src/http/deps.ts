@@ -1,4 +1,4 @@
-// What the HTTP front is built from (CONTRACT.md "Endpoints"): the catalog,
+// What the HTTP front is built from (docs/contract.md "Endpoints"): the catalog,
 // the authenticator, the event log and the observability hooks, handed to
 // buildApp and to every route module. Its own file so that the routes need
 // not import app.ts, which imports them.

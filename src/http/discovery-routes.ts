@@ -1,5 +1,5 @@
 // Unauthenticated discovery documents, each built once, with an ETag and 304
-// on If-None-Match: GET /.well-known/openwop (CONTRACT.md "Discovery") and,
+// on If-None-Match: GET /.well-known/openwop (docs/contract.md "Discovery") and,
 // with OAuth discovery configured, the protected resource metadata (RFC 9728)
 // at the root and path-suffixed well-known paths (docs/auth.md "OAuth discovery").
 import type { FastifyInstance } from 'fastify';

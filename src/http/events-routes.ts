@@ -1,4 +1,4 @@
-// Reading the tool-session event log over HTTP (CONTRACT.md "Tool sessions").
+// Reading the tool-session event log over HTTP (docs/contract.md "Tool sessions").
 // Same bearer credential as /tools; every answer is scoped to the caller's
 // tenant, whose events form one stream with its own `sequence`.
 //
@@ -6,7 +6,7 @@
 //   GET /events?after=N&limit=M       -> { events, next }
 //   GET /events/stream                -> text/event-stream, resumable with Last-Event-ID
 //
-// Event names on the wire are the seed's (`tool.session.opened` /
+// Event names on the wire are those of docs/contract.md "Tool sessions" (`tool.session.opened` /
 // `tool.session.closed`); the v2 event code map spells them
 // `tool.session-opened` / `tool.session-closed` (see src/events/log.ts).
 //

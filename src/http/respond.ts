@@ -1,6 +1,6 @@
 // Shared reply helpers for the HTTP layer: the error envelope on the wire,
 // pre-serialized JSON bodies with ETag revalidation and pre-compressed
-// encodings (CONTRACT.md "Error body"). Bodies are made once per snapshot, so a
+// encodings (docs/contract.md "Error body"). Bodies are made once per snapshot, so a
 // request does no serialization or compression of its own.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Body, Encoding } from '../catalog/body.js';

@@ -1,4 +1,4 @@
-// GET /tools and GET /tools/{toolId}, standard and compact (seed "The
+// GET /tools and GET /tools/{toolId}, standard and compact (docs/contract.md "The
 // catalog", "Views and sessions"). Answers come from the current snapshot:
 // a lookup and pre-serialized bytes. Unknown and invisible ids share one 404.
 //

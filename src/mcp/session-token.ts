@@ -8,7 +8,7 @@
 // HMAC-SHA256 under the key all replicas share. A replica that gets a
 // request for a session it does not hold checks the signature and the
 // identity (both in constant time) and rebuilds it. Without the key, ids
-// stay random UUIDs held in one process's memory, as before.
+// stay random UUIDs held in one process's memory.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_MODES, type McpMode } from './search-mode.js';

@@ -1,4 +1,4 @@
-// The closed top level of a compact input schema (CONTRACT.md
+// The closed top level of a compact input schema (docs/contract.md
 // "CompactToolDescriptor"; the published v2 compact-tool-descriptor schema
 // allows only `type: "object"` and `properties` at the top of `inputSchema`).
 //

@@ -1,7 +1,7 @@
 // The stdio transport's line reader, with a cache of large `tools/list`
 // pages, so that `list_changed` is served soon after it is sent. A re-read after
 // `list_changed` asks for every page again, and most come back byte for byte
-// as before, and parsing tens of megabytes of unchanged pages would cost
+// the same as the last read, and parsing tens of megabytes of unchanged pages would cost
 // most of the refresh (docs/benchmarks.md has the figures). A page whose bytes, apart from
 // the JSON-RPC id, equal a page read before is answered with that page's
 // parsed object (and the new id) instead; the MCP source then sees the very
