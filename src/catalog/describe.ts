@@ -5,7 +5,8 @@ import { deriveAnnotations } from '../contract/annotations.js';
 import type { Classification, JsonObject, ToolDescriptor } from '../contract/descriptor.js';
 import type { RawTool } from '../sources/raw-tool.js';
 import { withLinearPatterns } from '../util/linear-regex.js';
-import { isSecretKey, looksLikeSecret, redactCredentials } from './redact.js';
+import { looksLikeSecret } from '../util/scrub.js';
+import { isSecretKey, redactCredentials } from './redact.js';
 
 /** The JSON text of a descriptor's schemas, as describeTool made it while checking them. */
 export type SchemaTexts = Partial<Record<'inputSchema' | 'outputSchema', string>>;
