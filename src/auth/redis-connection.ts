@@ -12,6 +12,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { CLOSED } from '../util/schema-builders.js';
+import { connectionUrlSecrets, SecretScrubber } from '../util/scrub.js';
 import { secretRefSchema } from '../util/secret-ref.js';
 
 export const REDIS_DEFAULTS = { keyPrefix: 'toolhost:', commandTimeoutMs: 250, connectTimeoutMs: 2000, probeIntervalMs: 1000 } as const;
@@ -55,15 +56,9 @@ export interface RedisConnectionOptions {
 
 const MAX_ERROR_CHARS = 200;
 
-/** Error text safe to report: the URL's password and user never appear, and it is bounded. */
+/** Error text safe to report: no form of the URL's password and user appears (util/scrub.ts), and it is bounded. */
 export function scrubbedError(err: unknown, url: string): string {
-  let text = err instanceof Error ? err.message : String(err);
-  try {
-    const { password, username } = new URL(url);
-    for (const secret of [password, username, decodeURIComponent(password)]) if (secret.length > 0) text = text.split(secret).join('***');
-  } catch {
-    // Not a URL the WHATWG parser reads: ioredis would refuse it too; nothing to scrub against.
-  }
+  const text = new SecretScrubber(connectionUrlSecrets(url)).text(err instanceof Error ? err.message : String(err));
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
 }
 

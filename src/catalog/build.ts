@@ -84,6 +84,8 @@ class Built implements BuiltTool {
     readonly classification: Classification,
     readonly policyScopes: readonly string[],
     readonly redacted: readonly string[],
+    /** Schema parts calls are not checked against (describeTool), said again by builds that reuse the tool. */
+    readonly unenforced: readonly string[],
     /** What the build said of this tool (an exec tier refused), said again by builds that reuse it. */
     readonly problem?: BuildProblem,
   ) {}
@@ -100,7 +102,7 @@ function rebind(prior: Built, raw: RawTool): Built {
   const descriptor: ToolDescriptor = { ...d };
   if (d.inputSchema !== undefined && d.inputSchema === prior.raw.inputSchema) descriptor.inputSchema = raw.inputSchema;
   if (d.outputSchema !== undefined && d.outputSchema === prior.raw.outputSchema) descriptor.outputSchema = raw.outputSchema;
-  return new Built(descriptor, raw, prior.classification, prior.policyScopes, prior.redacted, prior.problem);
+  return new Built(descriptor, raw, prior.classification, prior.policyScopes, prior.redacted, prior.unenforced, prior.problem);
 }
 
 function sameClassification(a: Classification, b: Classification): boolean {
@@ -173,8 +175,9 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
   const schemaTexts = new Map<string, SchemaTexts>();
   const { previous, classifyCache } = options;
   // Said on every build, for a reused tool too.
-  const warnRedacted = (toolId: string, redacted: readonly string[]): void => {
+  const warnRedacted = (toolId: string, redacted: readonly string[], unenforced: readonly string[]): void => {
     if (redacted.length > 0) warnings.push(`${toolId}: credential-like values removed at ${redacted.join(', ')}`);
+    for (const u of unenforced) warnings.push(`${toolId}: ${u}`);
   };
   const add = (raw: RawTool, derived?: Classification): void => {
     const prior = previous?.tool(raw.toolId);
@@ -183,7 +186,7 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
     // Not for workflows, whose classification follows their steps.
     if (derived === undefined && prior instanceof Built && prior.raw === raw) {
       if (prior.problem !== undefined) problems.push(prior.problem);
-      warnRedacted(raw.toolId, prior.redacted);
+      warnRedacted(raw.toolId, prior.redacted, prior.unenforced);
       built.set(raw.toolId, prior);
       return;
     }
@@ -200,16 +203,16 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
       classification = { ...classification, safetyTier: 'write' };
     }
     if (prior instanceof Built && sameClassification(prior.classification, classification) && sameStrings(prior.policyScopes, scopes) && sameJson(prior.raw, raw)) {
-      warnRedacted(raw.toolId, prior.redacted);
+      warnRedacted(raw.toolId, prior.redacted, prior.unenforced);
       const tool = rebind(prior, raw);
       if (tool !== prior) repeats.set(raw.toolId, prior.descriptor);
       built.set(raw.toolId, tool);
       return;
     }
-    const { descriptor, redacted, schemaTexts: texts } = describeTool(raw, classification, scopes);
+    const { descriptor, redacted, unenforced, schemaTexts: texts } = describeTool(raw, classification, scopes);
     if (texts !== undefined) schemaTexts.set(raw.toolId, texts);
-    warnRedacted(raw.toolId, redacted);
-    built.set(raw.toolId, new Built(descriptor, raw, classification, scopes, redacted, problem));
+    warnRedacted(raw.toolId, redacted, unenforced);
+    built.set(raw.toolId, new Built(descriptor, raw, classification, scopes, redacted, unenforced, problem));
   };
 
   const workflows: RawTool[] = [];

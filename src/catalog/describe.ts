@@ -4,7 +4,9 @@
 import { deriveAnnotations } from '../contract/annotations.js';
 import type { Classification, JsonObject, ToolDescriptor } from '../contract/descriptor.js';
 import type { RawTool } from '../sources/raw-tool.js';
-import { isSecretKey, looksLikeSecret, redactCredentials } from './redact.js';
+import { withLinearPatterns } from '../util/linear-regex.js';
+import { looksLikeSecret } from '../util/scrub.js';
+import { isSecretKey, redactCredentials } from './redact.js';
 
 /** The JSON text of a descriptor's schemas, as describeTool made it while checking them. */
 export type SchemaTexts = Partial<Record<'inputSchema' | 'outputSchema', string>>;
@@ -13,6 +15,8 @@ export interface DescribeResult {
   descriptor: ToolDescriptor;
   /** JSON pointers (into the descriptor) of credential material that was removed. */
   redacted: string[];
+  /** What of the schemas the host does not enforce (patterns its linear-time engine cannot run), one line each. */
+  unenforced: string[];
   /**
    * The schemas' text, for serializing this descriptor (descriptorJson) so a
    * large schema is stringified once. Absent when no schema was checked as text.
@@ -93,6 +97,7 @@ export function describeTool(raw: RawTool, classification: Classification, scope
   if (raw.description !== undefined) d.description = clean('description', raw.description);
   if (raw.inputSchema !== undefined) d.inputSchema = clean('inputSchema', raw.inputSchema);
   if (raw.outputSchema !== undefined) d.outputSchema = clean('outputSchema', raw.outputSchema);
+  const unenforced = [...unenforcedPatterns(d, 'inputSchema', texts), ...unenforcedPatterns(d, 'outputSchema', texts)];
   const allScopes = [...new Set([...(raw.scopes ?? []), ...scopes])].sort();
   if (allScopes.length > 0 || raw.credentialRef) {
     d.auth = {};
@@ -105,6 +110,23 @@ export function describeTool(raw: RawTool, classification: Classification, scope
   if (classification.costHint !== undefined) d.costHint = classification.costHint;
   if (classification.latencyHint !== undefined) d.latencyHint = classification.latencyHint;
   d.annotations = deriveAnnotations(classification.safetyTier, classification.replayPolicy, classification.egress);
-  if (texts.inputSchema !== undefined || texts.outputSchema !== undefined) return { descriptor: d, redacted, schemaTexts: texts };
-  return { descriptor: d, redacted };
+  if (texts.inputSchema !== undefined || texts.outputSchema !== undefined) return { descriptor: d, redacted, unenforced, schemaTexts: texts };
+  return { descriptor: d, redacted, unenforced };
+}
+
+/**
+ * The schema patterns calls are not checked against (invoke/schema-validator.ts):
+ * a pattern RE2 cannot run is dropped where that only loosens the schema, and
+ * the whole schema goes unenforced where it would not. Only schemas whose text
+ * names a pattern are walked.
+ */
+function unenforcedPatterns(d: ToolDescriptor, field: 'inputSchema' | 'outputSchema', texts: SchemaTexts): string[] {
+  const schema = d[field];
+  if (schema === undefined) return [];
+  const text = texts[field];
+  if (text !== undefined && !text.includes('"pattern')) return [];
+  const { schema: enforced, unenforced } = withLinearPatterns(schema);
+  if (unenforced.length === 0) return [];
+  const at = unenforced.map((p) => `/${field}${p}`).join(', ');
+  return [enforced === undefined ? `${field} not enforced at all: a pattern the linear-time engine cannot run sits under not/if/oneOf/contains (${at})` : `patterns the linear-time engine cannot run are not enforced (loosened) at ${at}`];
 }

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { Policy } from '../classify/policy.js';
 import type { HostMetrics } from '../observability/metrics.js';
-import type { ToolSource } from '../sources/raw-tool.js';
+import type { SourceState, ToolSource } from '../sources/raw-tool.js';
 import { type BuildOptions, type BuildProblem, buildCatalog, ClassifyCache } from './build.js';
 import { CatalogSnapshot } from './snapshot.js';
 import type { TenantPolicy } from './visibility.js';
@@ -29,6 +29,8 @@ export interface CatalogStoreOptions {
   reuse?: boolean;
 }
 
+const hasLoaded = (state: SourceState): boolean => state === 'connected' || state === 'stale';
+
 type SwapListener = (next: CatalogSnapshot, previous: CatalogSnapshot) => void;
 
 export class CatalogStore {
@@ -37,6 +39,8 @@ export class CatalogStore {
   private pending = false;
   private readonly listeners = new Set<SwapListener>();
   private readonly classifyCache?: ClassifyCache;
+  /** Ids of the sources whose tools the current snapshot was built from (those that had loaded by then). */
+  private served: ReadonlySet<string> = new Set();
 
   constructor(private readonly options: CatalogStoreOptions) {
     this.snapshot = new CatalogSnapshot([], options.tenants, 0);
@@ -67,6 +71,14 @@ export class CatalogStore {
     });
   };
 
+  /**
+   * The sources whose tools are not in the served catalog yet: never loaded,
+   * or loaded after the current snapshot was built (a rebuild is on its way).
+   */
+  notServed(): string[] {
+    return this.options.sources.filter((s) => !this.served.has(s.id)).map((s) => s.id);
+  }
+
   onSwap(listener: SwapListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -76,6 +88,8 @@ export class CatalogStore {
     const { sources, policy, tenants, logger, metrics } = this.options;
     const started = process.hrtime.bigint();
     const raw = sources.flatMap((s) => s.tools());
+    // A source that has loaded once serves its last good tools, also while it is stale.
+    const loaded = new Set(sources.filter((s) => hasLoaded(s.health().state)).map((s) => s.id));
     // Unchanged tools keep their BuiltTool (and with it their serialized, compacted entry).
     const reuse = this.options.reuse !== false;
     const result = buildCatalog(raw, policy, { ...this.options.build, previous: reuse ? this.snapshot : undefined, classifyCache: this.classifyCache });
@@ -90,6 +104,7 @@ export class CatalogStore {
       schemaTexts: result.schemaTexts,
     });
     this.snapshot = next;
+    this.served = loaded;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     metrics.snapshotBuilds.inc();
     metrics.snapshotBuildSeconds.observe(seconds);

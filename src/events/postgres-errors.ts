@@ -3,6 +3,7 @@
 // health and errors: host, port and database only. The connection URL holds
 // the password, so no text from here may carry it: `scrubber` removes the
 // password (and the whole URL) from any message before it is shown.
+import { connectionUrlSecrets, SecretScrubber } from '../util/scrub.js';
 import type { AppendFailure, AppendFailureReason } from './log-health.js';
 
 /** Node's socket errors that mean the server is not there (or not answering). */
@@ -39,24 +40,8 @@ export function describeServer(url: string): string {
   }
 }
 
-/** A function that removes the URL, its password and its percent-decoded password from a text. */
+/** A function that removes the URL, its password and its percent-decoded password from a text, in every form (util/scrub.ts). */
 export function scrubber(url: string): (text: string) => string {
-  const secrets = new Set<string>([url]);
-  try {
-    const u = new URL(url);
-    if (u.password) {
-      secrets.add(u.password);
-      secrets.add(decodeURIComponent(u.password));
-    }
-    const query = new URLSearchParams(u.search).get('password');
-    if (query) secrets.add(query);
-  } catch {
-    // Not a URL: only the text itself is known to be secret.
-  }
-  const list = [...secrets].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
-  return (text) => {
-    let out = text;
-    for (const secret of list) out = out.split(secret).join('***');
-    return out;
-  };
+  const scrub = new SecretScrubber(connectionUrlSecrets(url));
+  return (text) => scrub.text(text);
 }

@@ -180,12 +180,13 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
   // Registered before starting: a source half-way through its start (a child spawned, no answer yet) is stopped too.
   parts.add(() => Promise.all(sources.list.map((s) => s.stop())));
   let deadlineTimer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    Promise.all(sources.list.map((s) => s.start(store.scheduleRebuild))),
-    new Promise((r) => (deadlineTimer = setTimeout(r, deadline))),
-  ]).finally(() => clearTimeout(deadlineTimer));
+  let built = false;
+  // A source whose start (its first load) ends after the deadline is served by a rebuild then: its first load counts whenever it ends.
+  const starting = sources.list.map((s) => s.start(store.scheduleRebuild).then(() => built && store.scheduleRebuild()));
+  await Promise.race([Promise.all(starting), new Promise((r) => (deadlineTimer = setTimeout(r, deadline)))]).finally(() => clearTimeout(deadlineTimer));
   try {
     store.initialBuild();
+    built = true;
   } catch (err) {
     if (err instanceof CatalogBuildError) throw new ConfigError(err.problems.map((p) => `${loaded.file}: ${p.message}`));
     throw err;

@@ -12,7 +12,9 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HttpDeps): void
 
   const sourcesReport = () => {
     const sources = deps.sourceHealth();
-    const degraded = sources.some((s) => s.state !== 'connected');
+    // Sources whose tools are not in the served catalog yet (still loading, never loaded, or a rebuild on its way).
+    const notServed = deps.store.notServed();
+    const degraded = notServed.length > 0 || sources.some((s) => s.state !== 'connected');
     const snapshot = deps.store.current();
     const events = deps.events?.health();
     // Redis down is degraded, not unavailable: the replica still serves, with its own buckets.
@@ -20,7 +22,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HttpDeps): void
     const status = events?.writable === false ? 'unavailable' : degraded || (redis !== undefined && redis.state !== 'connected') ? 'degraded' : 'ready';
     // The standard view is served as soon as a snapshot is; the compact one once it is compacted (snapshot.ts).
     const views = { standard: 'served', compact: snapshot.compactServed ? 'served' : 'building' };
-    return { status, generation: snapshot.generation, tools: snapshot.entries.length, views, sources, ...(events ? { events } : {}), ...(redis ? { redis } : {}) };
+    return { status, generation: snapshot.generation, tools: snapshot.entries.length, views, notServed, sources, ...(events ? { events } : {}), ...(redis ? { redis } : {}) };
   };
 
   // Ready while a snapshot is served, even if some upstream is stale (the

@@ -1,30 +1,12 @@
 // Argument validation against a tool's standard input schema:
-// validators compiled once per descriptor, so a call costs no compile,
-// and errors that name the failing path and the rule, so a model can correct
+// validators compiled once per descriptor (schema-validator.ts: linear-time
+// patterns, bounded work), so a call costs no compile, and errors that name the failing path and the rule, so a model can correct
 // its call. The compiler and the error wording are shared with the output
 // schema check (output-schema.ts).
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { ToolEntry } from '../catalog/snapshot.js';
-import type { JsonObject, ToolDescriptor } from '../contract/descriptor.js';
-
-const ajv = new Ajv2020({ strict: false, allErrors: false, allowUnionTypes: true, validateFormats: true });
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
-addFormats(ajv);
-
-/** A validator for `schema`, or null when there is none or ajv cannot compile it (dangling $ref...): such a schema cannot be enforced. */
-function compileSchema(schema: JsonObject | undefined): ValidateFunction | null {
-  if (!schema) return null;
-  const copy = { ...schema, $id: undefined };
-  try {
-    return ajv.compile(copy);
-  } catch {
-    return null;
-  } finally {
-    // ajv keeps every compiled schema in a Map of its own; the callers' WeakMaps are the only caches wanted.
-    ajv.removeSchema(copy);
-  }
-}
+import type { ToolDescriptor } from '../contract/descriptor.js';
+import { compileSchema, instanceTooLarge } from './schema-validator.js';
 
 /** The first failure `v` found, as one line: the path, the rule and the offending name. */
 export function firstProblem(v: ValidateFunction, fallback: string): string {
@@ -55,6 +37,9 @@ export function argumentProblem(entry: ToolEntry, args: unknown): string | undef
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return 'arguments must be an object';
   // Only the object shape is checked when the schema cannot be compiled.
   const v = validatorOf(entry.tool.descriptor, 'inputSchema');
-  if (!v || v(args)) return undefined;
+  if (!v) return undefined;
+  const tooLarge = instanceTooLarge(args);
+  if (tooLarge !== undefined) return `/ ${tooLarge}`;
+  if (v(args)) return undefined;
   return firstProblem(v, 'arguments do not match the input schema');
 }

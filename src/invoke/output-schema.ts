@@ -7,6 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolEntry } from '../catalog/snapshot.js';
 import { firstProblem, validatorOf } from './arguments.js';
+import { instanceTooLarge } from './schema-validator.js';
 
 const MAX_PROBLEM_LENGTH = 200;
 
@@ -19,7 +20,10 @@ export function outputProblem(entry: ToolEntry, result: CallToolResult): string 
   if (result.isError === true || entry.tool.descriptor.outputSchema === undefined) return undefined;
   if (result.structuredContent === undefined) return 'it has no structuredContent';
   const v = validatorOf(entry.tool.descriptor, 'outputSchema');
-  if (!v || v(result.structuredContent)) return undefined;
+  if (!v) return undefined;
+  const tooLarge = instanceTooLarge(result.structuredContent);
+  if (tooLarge !== undefined) return `structuredContent ${tooLarge}`;
+  if (v(result.structuredContent)) return undefined;
   // The path comes from the upstream's own keys: bounded, since it is kept in the source's health.
   return `structuredContent ${firstProblem(v, 'does not match')}`.slice(0, MAX_PROBLEM_LENGTH);
 }

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { REDACTED, SecretScrubber, secretValues } from '../../src/sources/connector/scrub.js';
+import { secretValues } from '../../src/sources/connector/scrub.js';
+import { REDACTED, SecretScrubber } from '../../src/util/scrub.js';
 
 const SPECIAL = [...'.*+?^${}()|[]\\/-"\'&=%:é€ \t'];
 const secretArb = fc.string({ unit: fc.oneof(fc.constantFrom(...SPECIAL), fc.constantFrom(...'abcXYZ019'), fc.string({ minLength: 1, maxLength: 1, unit: 'grapheme' })), minLength: 1, maxLength: 24 });

@@ -16,7 +16,8 @@ import type { Logger } from 'pino';
 import { isPlainObject } from '../../util/json.js';
 import type { ConnectorSourceConfig } from './config-schema.js';
 import { applyConnectorAuth, buildHttpRequest, ConnectorRequestError } from './http-request.js';
-import { SecretScrubber, secretValues } from './scrub.js';
+import { SecretScrubber } from '../../util/scrub.js';
+import { secretValues } from './scrub.js';
 import { ConnectorSecretError, resolveConnectorSecret } from './secret.js';
 import type { ConnectorOperation } from './types.js';
 

@@ -6,6 +6,7 @@
 // operation-input.ts (security, parameters, request body, input schema; its
 // header states the rules) and operation-output.ts (output schema, Accept
 // media type).
+import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -76,8 +77,18 @@ export async function dereferenceDocument(doc: Record<string, unknown>, version:
   }
 }
 
-/** Reads, parses and converts the connector's document. Throws ConnectorDocumentError when it is unusable. */
-export async function loadConnectorDocument(config: ConnectorSourceConfig, documentPath: string): Promise<LoadedConnectorDocument> {
+/**
+ * What tells two versions of a document apart: a hash of its bytes. Never a
+ * serialization of the converted or dereferenced document, whose shared
+ * `$ref` targets are written out once per use (a large API's runs past the
+ * longest string JavaScript has).
+ */
+export function documentDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Reads the document's text (bounded, a regular file). Throws ConnectorDocumentError when it cannot. */
+export async function readConnectorDocument(documentPath: string): Promise<string> {
   const label = path.basename(documentPath);
   let text: string;
   try {
@@ -90,7 +101,12 @@ export async function loadConnectorDocument(config: ConnectorSourceConfig, docum
     const code = (err as NodeJS.ErrnoException).code;
     throw new ConnectorDocumentError(`${label}: cannot read the document${code ? ` (${code})` : ''}`);
   }
-  return convertOpenApiText(config, text, documentPath);
+  return text;
+}
+
+/** Reads, parses and converts the connector's document. Throws ConnectorDocumentError when it is unusable. */
+export async function loadConnectorDocument(config: ConnectorSourceConfig, documentPath: string): Promise<LoadedConnectorDocument> {
+  return convertOpenApiText(config, await readConnectorDocument(documentPath), documentPath);
 }
 
 /** The conversion part of loadConnectorDocument, for text already in hand. */

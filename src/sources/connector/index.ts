@@ -13,7 +13,7 @@ export {
 } from './config-schema.js';
 export { resolveConnectorSecret, ConnectorSecretError } from './secret.js';
 export { callConnectorOperation, MAX_CONNECTOR_RESPONSE_BYTES, type ConnectorCallOptions, type ConnectorCallOutcome } from './call.js';
-export { SecretScrubber, secretValues, REDACTED } from './scrub.js';
+export { secretValues } from './scrub.js';
 export { buildHttpRequest, applyConnectorAuth, ConnectorRequestError } from './http-request.js';
 export {
   loadConnectorDocument,

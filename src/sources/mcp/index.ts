@@ -209,7 +209,8 @@ class McpSource implements McpToolSource {
    * Forwards the call over this server's connection. The server's own
    * `callTimeoutMs` bounds it, not the host's default; a timeout or a
    * cancellation aborts the call, any other failure is an error result
-   * whose text is credential-free.
+   * whose text is credential-free. The result holds no form of a configured
+   * secret (callTool).
    */
   async invoke(toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> {
     try {
@@ -237,7 +238,8 @@ class McpSource implements McpToolSource {
         CallToolResultSchema,
         watch ? { timeout: timeout * PROGRESS_EXTENDS_TIMEOUT, signal: watch.signal } : { timeout, signal: options.signal },
       );
-      return result as CallToolResult;
+      // The server may echo what it was configured with (a header, an env value): no caller gets it, in any encoding.
+      return this.redactor.scrub(result as CallToolResult).value;
     } catch (err) {
       if (options.signal?.aborted) throw new McpCallError('cancelled', `call to ${showName(name)} on mcp server ${this.serverId} was cancelled`);
       if (isTimeout(err)) throw new McpCallError('timeout', `call to ${showName(name)} on mcp server ${this.serverId} timed out after ${timeout} ms`);
