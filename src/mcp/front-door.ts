@@ -318,6 +318,9 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     // Authenticate before the body is parsed, so a request without a credential is a 401 whatever it carries.
     onRequest: async (request) => {
       principals.set(request, await requirePrincipal(request, options.authenticator));
+      // A DELETE carries no body, whatever Content-Type a client adds: nothing to parse (an empty JSON body would be refused as malformed).
+      const { headers } = request.raw;
+      if (request.method === 'DELETE' && headers['transfer-encoding'] === undefined && (headers['content-length'] ?? '0') === '0') delete headers['content-type'];
     },
     handler: async (request, reply) => {
       const principal = principals.get(request)!;

@@ -166,6 +166,14 @@ describe('a session whose key was taken away stays dead', () => {
   });
 });
 
+test('DELETE /mcp with Content-Type: application/json and no body closes the session', async () => {
+  const c = new RawMcp(server.url, 'k1');
+  await c.initialize();
+  const res = await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { authorization: 'Bearer k1', 'mcp-session-id': c.sessionId!, 'content-type': 'application/json' } });
+  assert.equal(res.status, 200, await res.text());
+  assert.equal((await c.request('tools/list')).status, 404);
+});
+
 describe('a session answers only the identity that opened it', () => {
   const refused = async (session: RawMcp, token: string) => {
     session.token = token;
