@@ -48,3 +48,16 @@ export interface EventStore {
   /** Stops timers and subscriptions and releases the engine. Idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * A store that cannot be opened, said in one line for a person (the CLI
+ * prints the message, never a stack): a database unreachable, refused
+ * credentials, a newer schema (the message names the server, never the URL),
+ * or a log file that is missing where it must exist.
+ */
+export class EventStoreOpenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EventStoreOpenError';
+  }
+}
