@@ -61,3 +61,27 @@ export class EventStoreOpenError extends Error {
     this.name = 'EventStoreOpenError';
   }
 }
+
+/** A live reader's subscription and where it starts (openTail). */
+export interface Tail {
+  /** Every event with a greater sequence reaches the listener; events at or below it may too, and are the reader's to skip. */
+  start: number;
+  unsubscribe(): void;
+}
+
+/**
+ * Subscribes, then reads the stream's end. Resolve this before telling a
+ * client its stream is open (GET /events/stream answers 200 after it): an
+ * event committed after that is above `start`, so it is never skipped.
+ * Reading the end after answering would start past events the client may
+ * already have caused.
+ */
+export async function openTail(store: EventStore, tenant: string, listener: (event: ToolEvent) => void): Promise<Tail> {
+  const unsubscribe = store.subscribe(tenant, listener);
+  try {
+    return { start: await store.lastSequence(tenant), unsubscribe };
+  } catch (err) {
+    unsubscribe();
+    throw err;
+  }
+}
