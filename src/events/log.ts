@@ -217,7 +217,7 @@ export class EventLog implements EventStore {
 
   /** How appends have been grouped into commits since the log was opened. */
   groupStats(): GroupCommitStats {
-    return { ...this.counts };
+    return { ...this.counts, deferredSyncPending: this.deferredSync !== undefined };
   }
 
   private commitGroup(group: PendingAppend[]): void {
