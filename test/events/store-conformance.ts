@@ -83,8 +83,12 @@ export function conformance(name: string, open: OpenStore): Array<[string, (t: T
           assert.deepEqual(seen.map((e) => e.sequence), [0, 1]);
           unsubscribe();
           assert.equal(store.subscriberCount(), 0);
+          // A witness subscribed meanwhile: once it has the next event, an unsubscribed listener would have had it too.
+          const witness: ToolEvent[] = [];
+          const stop = store.subscribe('acme', (e) => witness.push(e));
           await store.append([opened('acme', 's2')]);
-          await new Promise((r) => setTimeout(r, 50));
+          await until(() => witness.some((e) => e.sessionId === 's2'));
+          stop();
           assert.equal(seen.length, 2);
         }),
     ],
