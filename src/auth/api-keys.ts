@@ -65,6 +65,13 @@ export class ApiKeyStore {
     return () => void this.listeners.delete(listener);
   }
 
+  /** Every principal key with a usable key (not revoked, not expired) now: what a reload took away is the difference. */
+  usablePrincipalKeys(nowMs = Date.now()): Set<string> {
+    const usable = new Set<string>();
+    for (const s of this.keys.values()) if (!s.revoked && (s.expiresAtMs === undefined || nowMs < s.expiresAtMs)) usable.add(s.principal.key!);
+    return usable;
+  }
+
   /**
    * The principal a usable key (not revoked, not expired) currently gives for
    * this principal key, if any: what an open MCP session of that principal

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   // vendor codes
   'toolhost.method_not_allowed': 405,
   'toolhost.request_timeout': 408,
+  'toolhost.expectation_failed': 417,
   'toolhost.headers_too_large': 431,
   'toolhost.unavailable': 503,
 } as const;

@@ -38,6 +38,8 @@ export interface GroupCommitStats {
   syncedGroups: number;
   /** Syncs run for write-ahead records no ordinary commit made durable in time. */
   deferredSyncs: number;
+  /** Whether committed write-ahead records wait for a deferred sync now (none will run while this is false). */
+  deferredSyncPending?: boolean;
 }
 
 /** Bounds one transaction: a burst larger than this is committed in several groups, in order. */

@@ -76,7 +76,7 @@ import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } fr
 import { GroupCommitQueue, type GroupCommitStats, type PendingAppend } from './group-commit.js';
 import { classifyFailure, FileIdentity, WriteGuard, type AppendFailure, type EventLogHealth } from './log-health.js';
 import { BUSY_TIMEOUT_MS, openDatabase, prepareStatements, type EventRow, type Statements } from './sqlite-schema.js';
-import type { AppendOptions, EventStore } from './store.js';
+import { EventStoreOpenError, type AppendOptions, type EventStore } from './store.js';
 import { checkOptions, type EventLogOptions } from './log-options.js';
 import { Subscribers } from './subscribers.js';
 import { WalSync } from './wal-sync.js';
@@ -180,7 +180,7 @@ export class EventLog implements EventStore {
     checkOptions(options);
     const onDisk = file !== ':memory:' && file !== '';
     if (onDisk && options.createIfMissing === false && !existsSync(file)) {
-      throw new Error(`${file}: the event log does not exist and events.createIfMissing is false (a deleted log would restart every stream at sequence 0)`);
+      throw new EventStoreOpenError(`${file}: the event log does not exist and events.createIfMissing is false (a deleted log would restart every stream at sequence 0)`);
     }
     if (onDisk) mkdirSync(dirname(file), { recursive: true });
     const { db, logId } = openDatabase(file);
@@ -217,7 +217,7 @@ export class EventLog implements EventStore {
 
   /** How appends have been grouped into commits since the log was opened. */
   groupStats(): GroupCommitStats {
-    return { ...this.counts };
+    return { ...this.counts, deferredSyncPending: this.deferredSync !== undefined };
   }
 
   private commitGroup(group: PendingAppend[]): void {

@@ -23,6 +23,7 @@
 // subscribed, never miss one committed after.
 import type pg from 'pg';
 import type { SerializedEvent, ToolEvent } from './event-types.js';
+import { TenantListeners, type Listener, type TenantFeed as Feed } from './tenant-listeners.js';
 
 /** Events read per query while a feed catches up. */
 const PAGE = 500;
@@ -38,16 +39,15 @@ export interface FeedOptions {
   readStreams: () => Promise<Array<{ tenant: string; last: number }>>;
 }
 
-interface TenantFeed {
-  cursor: number;
-  listeners: Set<(event: ToolEvent) => void>;
+/** The shared registry's feed, plus the one read a feed runs at a time. */
+interface TenantFeed extends Feed {
   reading: boolean;
   again: boolean;
 }
 
 export class LiveFeed {
   private readonly lastSeen = new Map<string, number>();
-  private readonly feeds = new Map<string, TenantFeed>();
+  private readonly feeds = new TenantListeners<TenantFeed>((tenant) => ({ cursor: this.lastSeen.get(tenant) ?? -1, listeners: new Set(), reading: false, again: false }));
   private listener: pg.Client | undefined;
   private listening = false;
   private closed = false;
@@ -68,27 +68,12 @@ export class LiveFeed {
     return this.listening;
   }
 
-  subscribe(tenant: string, listener: (event: ToolEvent) => void): () => void {
-    let feed = this.feeds.get(tenant);
-    if (!feed) {
-      feed = { cursor: this.lastSeen.get(tenant) ?? -1, listeners: new Set(), reading: false, again: false };
-      this.feeds.set(tenant, feed);
-    }
-    const entry = (e: ToolEvent) => listener(e);
-    feed.listeners.add(entry);
-    return () => {
-      const current = this.feeds.get(tenant);
-      if (!current) return;
-      current.listeners.delete(entry);
-      if (current.listeners.size === 0) this.feeds.delete(tenant);
-    };
+  subscribe(tenant: string, listener: Listener): () => void {
+    return this.feeds.add(tenant, listener);
   }
 
   subscriberCount(tenant?: string): number {
-    if (tenant !== undefined) return this.feeds.get(tenant)?.listeners.size ?? 0;
-    let n = 0;
-    for (const feed of this.feeds.values()) n += feed.listeners.size;
-    return n;
+    return this.feeds.count(tenant);
   }
 
   /**
@@ -102,7 +87,7 @@ export class LiveFeed {
     const feed = this.feeds.get(tenant);
     if (!feed) return;
     if (!feed.reading && events[0].sequence === feed.cursor + 1) {
-      for (const event of events) this.deliver(feed, event);
+      for (const event of events) this.feeds.emit(feed, event);
       return;
     }
     this.read(tenant, feed);
@@ -122,18 +107,6 @@ export class LiveFeed {
     if ((this.lastSeen.get(tenant) ?? -1) < last) this.lastSeen.set(tenant, last);
   }
 
-  private deliver(feed: TenantFeed, event: ToolEvent): void {
-    if (event.sequence <= feed.cursor) return;
-    feed.cursor = event.sequence;
-    for (const listener of [...feed.listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // The event is durable already; one broken subscriber must not starve the others.
-      }
-    }
-  }
-
   /** Reads the tenant's events after the feed's cursor until none are left; one read at a time per feed. */
   private read(tenant: string, feed: TenantFeed): void {
     if (feed.reading) {
@@ -148,7 +121,7 @@ export class LiveFeed {
           for (;;) {
             const page = await this.options.readAfter(tenant, feed.cursor, PAGE);
             if (this.closed || this.feeds.get(tenant) !== feed) return;
-            for (const row of page) this.deliver(feed, JSON.parse(row.json) as ToolEvent);
+            for (const row of page) this.feeds.emit(feed, JSON.parse(row.json) as ToolEvent);
             if (page.length > 0) this.saw(tenant, feed.cursor);
             if (page.length < PAGE) break;
           }
@@ -164,12 +137,12 @@ export class LiveFeed {
   private poll(): void {
     if (this.closed) return;
     if (!this.listening) this.reconnect();
-    for (const [tenant, feed] of this.feeds) this.read(tenant, feed);
+    for (const [tenant, feed] of this.feeds.entries()) this.read(tenant, feed);
   }
 
   private onNotification(payload: string | undefined): void {
     if (payload === '*' || payload === undefined) {
-      for (const [tenant, feed] of this.feeds) this.read(tenant, feed);
+      for (const [tenant, feed] of this.feeds.entries()) this.read(tenant, feed);
       return;
     }
     let tenant: unknown;
@@ -220,7 +193,7 @@ export class LiveFeed {
     this.reconnecting = true;
     this.listen()
       .then(() => {
-        for (const [tenant, feed] of this.feeds) this.read(tenant, feed);
+        for (const [tenant, feed] of this.feeds.entries()) this.read(tenant, feed);
       })
       .catch(() => {
         // Still unreachable: the next poll tries again.

@@ -40,7 +40,9 @@ import { commitEvents } from './postgres-append.js';
 import { LiveFeed } from './postgres-feed.js';
 import { classifyPgFailure, describeServer, scrubber } from './postgres-errors.js';
 import { migrate } from './postgres-schema.js';
-import type { EventStore } from './store.js';
+import { EventStoreOpenError, type EventStore } from './store.js';
+
+export { EventStoreOpenError };
 
 /** The retention and probe options mean what they mean for the SQLite log (log.ts). */
 export interface PostgresEventStoreOptions extends Pick<EventLogOptions, 'retentionDays' | 'maxEvents' | 'pruneIntervalMs' | 'checkIntervalMs'>, WriteGuardHooks {
@@ -56,13 +58,6 @@ export interface PostgresEventStoreOptions extends Pick<EventLogOptions, 'retent
   connectTimeoutMs?: number;
 }
 
-/** The store could not be opened (the database unreachable, refused credentials, a newer schema); the message names the server, never the URL. */
-export class EventStoreOpenError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'EventStoreOpenError';
-  }
-}
 
 export const DEFAULT_CHANNEL = 'toolhost_events';
 const DEFAULT_POOL_SIZE = 10;

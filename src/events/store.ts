@@ -48,3 +48,40 @@ export interface EventStore {
   /** Stops timers and subscriptions and releases the engine. Idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * A store that cannot be opened, said in one line for a person (the CLI
+ * prints the message, never a stack): a database unreachable, refused
+ * credentials, a newer schema (the message names the server, never the URL),
+ * or a log file that is missing where it must exist.
+ */
+export class EventStoreOpenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EventStoreOpenError';
+  }
+}
+
+/** A live reader's subscription and where it starts (openTail). */
+export interface Tail {
+  /** Every event with a greater sequence reaches the listener; events at or below it may too, and are the reader's to skip. */
+  start: number;
+  unsubscribe(): void;
+}
+
+/**
+ * Subscribes, then reads the stream's end. Resolve this before telling a
+ * client its stream is open (GET /events/stream answers 200 after it): an
+ * event committed after that is above `start`, so it is never skipped.
+ * Reading the end after answering would start past events the client may
+ * already have caused.
+ */
+export async function openTail(store: EventStore, tenant: string, listener: (event: ToolEvent) => void): Promise<Tail> {
+  const unsubscribe = store.subscribe(tenant, listener);
+  try {
+    return { start: await store.lastSequence(tenant), unsubscribe };
+  } catch (err) {
+    unsubscribe();
+    throw err;
+  }
+}

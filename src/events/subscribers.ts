@@ -4,65 +4,50 @@
 // commit. Another process writing the same SQLite file takes sequences this
 // process never sees being appended; a gap before an event, or the periodic
 // `catchUp`, reads what is missing from the file, so subscribers get every
-// writer's events without skipping or repeating any.
+// writer's events without skipping or repeating any. The registry of
+// listeners and cursors is the one the PostgreSQL feed uses too
+// (tenant-listeners.ts).
 import type { ToolEvent } from './event-types.js';
-
-type Listener = (event: ToolEvent) => void;
-
-interface TenantSubscription {
-  listeners: Set<Listener>;
-  /** The last sequence handed to this tenant's listeners (or skipped as older than the subscription). */
-  delivered: number;
-}
+import { TenantListeners, type Listener, type TenantFeed } from './tenant-listeners.js';
 
 /** How many missing events are read from the file per step of a catch-up. */
 const CATCH_UP_PAGE = 500;
 
 export class Subscribers {
-  private readonly tenants = new Map<string, TenantSubscription>();
+  private readonly tenants: TenantListeners<TenantFeed>;
 
   constructor(
     /** The tenant stream's last sequence, -1 when empty. */
     private readonly lastSequence: (tenant: string) => number,
     /** Up to `limit` stored events with sequence > after, ascending. */
     private readonly readAfter: (tenant: string, after: number, limit: number) => ToolEvent[],
-  ) {}
+  ) {
+    this.tenants = new TenantListeners((tenant) => ({ cursor: this.lastSequence(tenant), listeners: new Set() }));
+  }
 
   add(tenant: string, listener: Listener): () => void {
-    let sub = this.tenants.get(tenant);
-    if (!sub) this.tenants.set(tenant, (sub = { listeners: new Set(), delivered: this.lastSequence(tenant) }));
-    const entry: Listener = (e) => listener(e);
-    sub.listeners.add(entry);
-    return () => {
-      const current = this.tenants.get(tenant);
-      if (!current) return;
-      current.listeners.delete(entry);
-      if (current.listeners.size === 0) this.tenants.delete(tenant);
-    };
+    return this.tenants.add(tenant, listener);
   }
 
   count(tenant?: string): number {
-    if (tenant !== undefined) return this.tenants.get(tenant)?.listeners.size ?? 0;
-    let n = 0;
-    for (const sub of this.tenants.values()) n += sub.listeners.size;
-    return n;
+    return this.tenants.count(tenant);
   }
 
   /** Hands committed events (in commit order) to their tenants' listeners, first reading any gap another writer left. */
   deliver(events: readonly ToolEvent[]): void {
     for (const event of events) {
-      const sub = this.tenants.get(event.tenant);
-      if (!sub || event.sequence <= sub.delivered) continue;
-      if (event.sequence > sub.delivered + 1) this.fill(event.tenant, sub, event.sequence - 1);
-      this.emit(sub, event);
+      const feed = this.tenants.get(event.tenant);
+      if (!feed || event.sequence <= feed.cursor) continue;
+      if (event.sequence > feed.cursor + 1) this.fill(event.tenant, feed, event.sequence - 1);
+      this.tenants.emit(feed, event);
     }
   }
 
   /** Reads and hands over what other writers appended to the subscribed tenants since the last delivery. */
   catchUp(): void {
-    for (const [tenant, sub] of [...this.tenants]) {
+    for (const [tenant, feed] of this.tenants.entries()) {
       const last = this.lastSequence(tenant);
-      if (last > sub.delivered) this.fill(tenant, sub, last);
+      if (last > feed.cursor) this.fill(tenant, feed, last);
     }
   }
 
@@ -70,28 +55,16 @@ export class Subscribers {
     this.tenants.clear();
   }
 
-  private fill(tenant: string, sub: TenantSubscription, upTo: number): void {
-    while (sub.delivered < upTo) {
-      const before = sub.delivered;
-      for (const e of this.readAfter(tenant, sub.delivered, Math.min(CATCH_UP_PAGE, upTo - sub.delivered))) {
+  private fill(tenant: string, feed: TenantFeed, upTo: number): void {
+    while (feed.cursor < upTo) {
+      const before = feed.cursor;
+      for (const e of this.readAfter(tenant, feed.cursor, Math.min(CATCH_UP_PAGE, upTo - feed.cursor))) {
         if (e.sequence > upTo) break;
-        this.emit(sub, e);
+        this.tenants.emit(feed, e);
       }
-      if (sub.delivered === before) break;
+      if (feed.cursor === before) break;
     }
     // Retention may have pruned part of the gap: what is gone is gone.
-    if (sub.delivered < upTo) sub.delivered = upTo;
-  }
-
-  private emit(sub: TenantSubscription, event: ToolEvent): void {
-    sub.delivered = event.sequence;
-    for (const listener of [...sub.listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // The event is already durable; one broken subscriber must not fail the
-        // call that produced it, nor starve the other subscribers.
-      }
-    }
+    if (feed.cursor < upTo) feed.cursor = upTo;
   }
 }

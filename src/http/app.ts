@@ -12,7 +12,7 @@ import { withCatalogFastPath, type RequestListener } from './catalog-fast-path.j
 import { countRequest, registerRequestObservers } from './request-observers.js';
 import { prependHook } from './route-hooks.js';
 import { DISABLED_TRACING } from '../observability/tracing.js';
-import { answerClientError } from './client-error.js';
+import { answerClientError, answerConnect, answerExpectation } from './client-error.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import type { HttpDeps } from './deps.js';
 import { registerEventRoutes } from './events-routes.js';
@@ -47,6 +47,8 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   });
 
   guardConnections(app.server, limits, deps.logger);
+  app.server.on('checkExpectation', answerExpectation);
+  app.server.on('connect', answerConnect);
   const tracing = deps.tracing ?? DISABLED_TRACING;
   // The catalog's plain reads are answered before fastify (catalog-fast-path.ts),
   // after the unread-body rule guardConnections put first; with tracing on,

@@ -4,12 +4,16 @@
 // too long to arrive) never reaches fastify. Node then calls the server's
 // `clientError` handler with the bare socket; this one writes the error
 // envelope with `OpenWOP-Version` by hand and destroys the socket (the
-// connection's state is unknown after a parse error).
+// connection's state is unknown after a parse error). Two more requests Node
+// answers itself, bare, unless the server listens: an `Expect` it cannot meet
+// (417) and `CONNECT` (which would otherwise get the socket closed unanswered).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { ERROR_STATUS, errorBody, type ErrorCode } from '../contract/errors.js';
 import { PROTOCOL_VERSION } from '../contract/protocol.js';
 
-const REASONS: Partial<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASONS: Partial<Record<number, string>> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 417: 'Expectation Failed', 431: 'Request Header Fields Too Large' };
 
 /** The refusal for one parser error: by Node's error code. */
 function refusalFor(code: string | undefined): { error: ErrorCode; message: string } {
@@ -22,6 +26,11 @@ function refusalFor(code: string | undefined): { error: ErrorCode; message: stri
 /** The raw HTTP/1.1 response for a parser error (exported for its test). */
 export function clientErrorResponse(code: string | undefined): string {
   const { error, message } = refusalFor(code);
+  return rawRefusal(error, message);
+}
+
+/** A closing HTTP/1.1 answer in the envelope, written by hand on a socket fastify never sees. */
+function rawRefusal(error: ErrorCode, message: string, extra = ''): string {
   const status = ERROR_STATUS[error];
   const body = JSON.stringify(errorBody(error, message));
   return (
@@ -29,10 +38,30 @@ export function clientErrorResponse(code: string | undefined): string {
     `openwop-version: ${PROTOCOL_VERSION}\r\n` +
     'content-type: application/json; charset=utf-8\r\n' +
     'cache-control: no-store\r\n' +
+    extra +
     `content-length: ${Buffer.byteLength(body)}\r\n` +
     'connection: close\r\n\r\n' +
     body
   );
+}
+
+/** For the server's `checkExpectation` event: an `Expect` other than 100-continue. */
+export function answerExpectation(_request: IncomingMessage, response: ServerResponse): void {
+  const body = JSON.stringify(errorBody('toolhost.expectation_failed', 'the only expectation this host meets is 100-continue'));
+  response.writeHead(ERROR_STATUS['toolhost.expectation_failed'], {
+    'openwop-version': PROTOCOL_VERSION,
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  response.end(body);
+}
+
+/** For the server's `connect` event: this host is no proxy. */
+export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => {});
+  socket.end(rawRefusal('toolhost.method_not_allowed', 'CONNECT is not served: this host is no proxy', 'allow: GET, HEAD, POST, DELETE\r\n'));
 }
 
 /** For Fastify's `clientErrorHandler` option (Node's `clientError` event). */

@@ -21,7 +21,7 @@ import { PROTOCOL_VERSION } from '../contract/protocol.js';
 import { principalKey } from '../auth/principal.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SerializedEvent, ToolEvent } from '../events/event-types.js';
-import type { EventStore } from '../events/store.js';
+import { openTail, type EventStore, type Tail } from '../events/store.js';
 import type { EventRouteOptions, HttpDeps } from './deps.js';
 import { requirePrincipal } from './auth-hook.js';
 import { JSON_TYPE, sendError } from './respond.js';
@@ -129,9 +129,10 @@ async function pageBody(log: EventStore, tenant: string, after: number, limit: n
 }
 
 /**
- * Streams a tenant's events to one client. With `from` set, replays every
- * event after it from the log, then goes live; without, starts live at the
- * current end. A client too slow to take live events is switched back to
+ * Streams a tenant's events to one client, from a tail opened before the
+ * client was answered (openTail). With `from` set, replays every event after
+ * it from the log, then goes live; without, starts at the tail's start, the
+ * stream's end before the answer. A client too slow to take live events is switched back to
  * reading from the log (after its socket drains), so memory held per client
  * stays bounded and nothing is skipped.
  *
@@ -141,7 +142,7 @@ async function pageBody(log: EventStore, tenant: string, after: number, limit: n
  * after reaches the live subscription; whichever delivers it second is
  * skipped by the cursor.
  */
-function streamEvents(res: ServerResponse, log: EventStore, tenant: string, from: number | undefined, keepAliveMs: number, onEnd: () => void): () => void {
+function streamEvents(res: ServerResponse, log: EventStore, tenant: string, from: number | undefined, tail: Tail & { listen(fn: (e: ToolEvent) => void): void }, keepAliveMs: number, onEnd: () => void): () => void {
   let ended = false;
   let live = false;
   let pumping = false;
@@ -189,7 +190,7 @@ function streamEvents(res: ServerResponse, log: EventStore, tenant: string, from
     }
   };
 
-  const unsubscribe = log.subscribe(tenant, (e) => {
+  tail.listen((e) => {
     if (ended) return;
     if (!live) {
       missed = true;
@@ -211,25 +212,20 @@ function streamEvents(res: ServerResponse, log: EventStore, tenant: string, from
     if (ended) return;
     ended = true;
     clearInterval(keepAlive);
-    unsubscribe();
+    tail.unsubscribe();
     onEnd();
     if (!res.writableEnded) res.end();
   }
   res.on('close', end);
   res.on('error', end);
+  // The client may have gone while the tail was opened: its close was before these listeners.
+  if (res.socket === null || res.socket.destroyed) end();
 
-  // Subscribed above, so what is committed after this read reaches the pump or the subscription.
-  void log.lastSequence(tenant).then(
-    (last) => {
-      if (ended) return;
-      // Without Last-Event-ID: from the current end. An id beyond the end
-      // (another log file, a made-up id) would hide every future event behind
-      // it; resume from the real end instead.
-      cursor = from === undefined ? last : Math.min(from, last);
-      void pump();
-    },
-    () => end(),
-  );
+  // Without Last-Event-ID: from the end before the answer. An id beyond the
+  // end (another log file, a made-up id) would hide every future event behind
+  // it; resume from the real end instead.
+  cursor = from === undefined ? tail.start : Math.min(from, tail.start);
+  void pump();
   return end;
 }
 
@@ -275,8 +271,13 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     const from = lastEventId(request);
     reply.header(LOG_ID_HEADER, log.health().logId);
     const key = principal.key ?? principalKey(principal.kind, principal.tenant, principal.id);
+    // Where the stream starts is fixed before the answer: an event committed once the client has its 200 is never skipped.
+    let listener: (e: ToolEvent) => void = () => undefined;
+    const opened = await openTail(log, principal.tenant, (e) => listener(e));
+    const tail = { ...opened, listen: (fn: (e: ToolEvent) => void) => void (listener = fn) };
     const held = streamsOf.get(key) ?? 0;
     if (held >= maxStreams) {
+      tail.unsubscribe();
       throw new ContractError(
         'rate_limited',
         `this principal already has ${held} open event streams (at most ${maxStreams}); close one before opening another`,
@@ -305,7 +306,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     });
     res.write(': openwop tool events\n\n');
     let end: (() => void) | undefined;
-    end = streamEvents(res, log, principal.tenant, from, keepAliveMs, () => {
+    end = streamEvents(res, log, principal.tenant, from, tail, keepAliveMs, () => {
       release();
       if (end) open.delete(end);
     });

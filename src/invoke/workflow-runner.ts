@@ -71,6 +71,7 @@ export async function invokeInScope(scope: CallScope, entry: ToolEntry, args: Re
     ...scope.relay,
     signal: scope.signal,
     defaultTimeoutMs: scope.deps.callTimeoutMs,
+    tenant: scope.caller.tenant,
     runSteps: (steps, input) => runSteps(scope, steps, input),
   };
   const toolId = entry.tool.descriptor.toolId;

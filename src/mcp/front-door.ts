@@ -54,7 +54,7 @@ export interface FrontDoorOptions {
    * The API-key principals as they stand now, and a signal when they change
    * (keys-file reload): open sessions of a changed key are told at once.
    */
-  apiKeys?: { onReplace(listener: () => void): () => void; currentPrincipal(key: string): Principal | undefined };
+  apiKeys?: { onReplace(listener: () => void): () => void; currentPrincipal(key: string): Principal | undefined; usablePrincipalKeys(): Set<string> };
   /** Runs each request's MCP handling inside its HTTP span, so a tools/call span is that request's child. */
   tracing?: Tracing;
   /** Session and concurrency caps; unset fields take DEFAULT_SESSION_LIMITS. */
@@ -296,7 +296,12 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   };
 
   // A keys-file reload changes an API-key session's rights without any request of its own: follow it now.
+  let usableKeys = options.apiKeys?.usablePrincipalKeys();
   const stopFollowingKeys = options.apiKeys?.onReplace(() => {
+    // A key taken away revokes its principal's sessions for good, held here or not: restoring the key later does not bring them back.
+    const now = options.apiKeys!.usablePrincipalKeys();
+    for (const identity of usableKeys ?? []) if (!now.has(identity)) replicas?.revoke(identity);
+    usableKeys = now;
     for (const s of sessions.values()) {
       if (s.principal.kind !== 'api-key') continue;
       const now = options.apiKeys!.currentPrincipal(s.identity);
@@ -313,6 +318,9 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     // Authenticate before the body is parsed, so a request without a credential is a 401 whatever it carries.
     onRequest: async (request) => {
       principals.set(request, await requirePrincipal(request, options.authenticator));
+      // A DELETE carries no body, whatever Content-Type a client adds: nothing to parse (an empty JSON body would be refused as malformed).
+      const { headers } = request.raw;
+      if (request.method === 'DELETE' && headers['transfer-encoding'] === undefined && (headers['content-length'] ?? '0') === '0') delete headers['content-type'];
     },
     handler: async (request, reply) => {
       const principal = principals.get(request)!;

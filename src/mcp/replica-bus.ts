@@ -6,7 +6,8 @@
 // session (DELETE /mcp), so no replica keeps or rebuilds it. A closed
 // session is also remembered in a key that expires with the session's
 // longest life, checked only when a replica rebuilds a session it does not
-// hold. Publishing never delays a request: while Redis is unavailable a
+// hold. A principal whose credential was taken away is remembered the same
+// way (with when), so no replica rebuilds a session it opened before. Publishing never delays a request: while Redis is unavailable a
 // message is dropped (the waiting call then times out, as if the client had
 // not answered) and a rebuild is not refused.
 import { createHash } from 'node:crypto';
@@ -37,6 +38,7 @@ export class ReplicaBus {
   private readonly subscriber: Redis;
   private readonly channel: string;
   private readonly closedPrefix: string;
+  private readonly revokedPrefix: string;
   /** Tells this replica's own messages from the others'. */
   private readonly self = `${process.pid}-${Math.random().toString(36).slice(2)}`;
 
@@ -49,6 +51,7 @@ export class ReplicaBus {
   ) {
     this.channel = `${connection.keyPrefix}mcp:sessions`;
     this.closedPrefix = `${connection.keyPrefix}mcp:closed:`;
+    this.revokedPrefix = `${connection.keyPrefix}mcp:revoked:`;
     // Its own connection (a subscriber can do nothing else). The subscription waits for Redis however long it is down at start, and ioredis renews it after each reconnect.
     this.subscriber = connection.client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined, enableAutoPipelining: false });
     this.subscriber.on('error', () => undefined);
@@ -63,6 +66,25 @@ export class ReplicaBus {
   publishClosed(session: string): void {
     this.publish({ kind: 'closed', session });
     if (this.connection.usable) this.connection.client.set(this.closedKey(session), '1', 'PX', this.closedTtlMs).catch(() => undefined);
+  }
+
+  /** `identity`'s credential was taken away at `atMs`: kept as long as a closed session is (a later revocation wins). */
+  publishRevoked(identity: string, atMs: number): void {
+    if (!this.connection.usable) return;
+    const key = this.revokedPrefix + createHash('sha256').update(identity).digest('base64url');
+    this.connection.client.set(key, String(atMs), 'PX', this.closedTtlMs).catch(() => undefined);
+  }
+
+  /** When `identity`'s credential was last taken away (ms), -1 when never or when Redis cannot say in time. */
+  async revokedAt(identity: string): Promise<number> {
+    if (!this.connection.usable) return -1;
+    try {
+      const value = await this.connection.client.get(this.revokedPrefix + createHash('sha256').update(identity).digest('base64url'));
+      const at = value === null ? NaN : Number(value);
+      return Number.isFinite(at) ? at : -1;
+    } catch {
+      return -1;
+    }
   }
 
   /** Whether `session` was closed at some replica; false when Redis cannot say in time (a rebuild is not refused for it). */

@@ -4,7 +4,11 @@
 // rebuilds a session it does not hold from its id unless that session was
 // closed (here, or at any replica when Redis is configured), a client's
 // answers to server→client requests go to every replica through the bus, and
-// a DELETE is told to all of them. The front door asks this object at three
+// a DELETE is told to all of them. A credential taken away (a key removed,
+// revoked or expired at a keys-file reload) revokes every session its
+// principal opened until then, on every replica: the revocation is kept here
+// and, with Redis, where any replica rebuilding a session reads it, so a key
+// restored later does not bring an old session back. The front door asks this object at three
 // points of a request: naming a new session, finding a session it does not
 // hold, and just before and after handing a request to the session.
 import type { FastifyRequest } from 'fastify';
@@ -14,7 +18,7 @@ import { negotiatedVersion } from './session-restore.js';
 import type { SessionState, SessionTokens } from './session-token.js';
 import type { McpSession, SessionRegistry } from './sessions.js';
 
-/** Closed session ids remembered by one replica without Redis (oldest forgotten first). */
+/** Closed session ids, and revoked identities, remembered by one replica without Redis (oldest forgotten first). */
 const MAX_CLOSED_REMEMBERED = 10_000;
 
 export interface ReplicaOptions {
@@ -28,6 +32,8 @@ export class ReplicaSessions {
   private readonly bus: ReplicaBus | undefined;
   /** Sessions closed by DELETE (here, or told by the bus): their ids still verify, but are not rebuilt. */
   private readonly closed = new Set<string>();
+  /** Principal identity -> when its credential was taken away (ms): its sessions issued until then are not rebuilt. */
+  private readonly revoked = new Map<string, number>();
 
   constructor(options: ReplicaOptions, sessions: SessionRegistry) {
     this.tokens = options.tokens;
@@ -61,8 +67,21 @@ export class ReplicaSessions {
   async restorable(id: string, identity: string): Promise<SessionState | undefined> {
     const state = this.tokens.verify(id, identity);
     if (state === undefined || this.closed.has(id)) return undefined;
-    if (this.bus !== undefined && (await this.bus.wasClosed(id))) return undefined;
+    // issuedAt is in whole seconds, rounded down: a session opened in the second of a revocation counts as older.
+    if (state.issuedAt * 1000 <= (this.revoked.get(identity) ?? -1)) return undefined;
+    if (this.bus !== undefined) {
+      const [closed, revokedAt] = await Promise.all([this.bus.wasClosed(id), this.bus.revokedAt(identity)]);
+      if (closed || state.issuedAt * 1000 <= revokedAt) return undefined;
+    }
     return state;
+  }
+
+  /** `identity`'s credential was taken away: no session it opened until now is rebuilt here, nor (with Redis) at any replica. */
+  revoke(identity: string, atMs = Date.now()): void {
+    this.revoked.delete(identity);
+    this.revoked.set(identity, atMs);
+    if (this.revoked.size > MAX_CLOSED_REMEMBERED) this.revoked.delete(this.revoked.keys().next().value!);
+    this.bus?.publishRevoked(identity, atMs);
   }
 
   /** Before a request reaches its session: a client's answers go to every replica (only the one whose call waits uses them). */

@@ -78,6 +78,8 @@ export interface InvokeContext {
    * `timeoutMs`) use that instead.
    */
   defaultTimeoutMs: number;
+  /** The tenant the call is made for: a source that keeps upstream state per tenant (an isolated MCP server) picks it by this. */
+  tenant?: string;
   /**
    * Runs other catalog tools as the steps of this call, for the same caller,
    * with the same visibility, argument validation and tool session as a

@@ -1,7 +1,8 @@
 // The serving process's log is buffered (src/cli/logger.ts, docs/deploy.md
 // "Logging"): the built command, run as a deployment runs it, writes every
 // audit line of the requests it answered before it exits on SIGTERM, and a
-// line does not wait for a stop or for more traffic to be written.
+// line does not wait for a stop or for more traffic to be written. A start
+// refused for a missing event log is one line on stderr.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -97,4 +98,15 @@ test('a line is written within a moment when traffic is low, without a stop', as
   } finally {
     await stop(child);
   }
+});
+
+test('a start refused for a missing event log says why in one line, without a stack trace', async () => {
+  const dir = tempDir();
+  const file = writeConfig({ tenants: { acme: { tools: ['*'] } }, events: { file: 'gone/events.sqlite', createIfMissing: false } }, dir);
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', file, '--host', '127.0.0.1', '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(code, 1);
+  assert.match(stderr, /^toolhost: cannot open the event store: .*gone\/events\.sqlite: the event log does not exist and events\.createIfMissing is false[^\n]*\n$/);
 });

@@ -9,12 +9,12 @@ import { syncBuiltinESMExports } from 'node:module';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import pino from 'pino';
-import { DEFERRED_SYNC_MS, EventLog, EventLogUnavailableError, type AppendInput, type ToolEvent } from '../../src/events/log.js';
+import { EventLog, EventLogUnavailableError, type AppendInput, type ToolEvent } from '../../src/events/log.js';
 import { MAX_GROUP_EVENTS } from '../../src/events/group-commit.js';
 import { ToolSession } from '../../src/events/session.js';
 import { startHost } from '../../src/host/host.js';
 import { writeConfig } from '../helpers/server.js';
-import { ACME, GLOBEX, logFile, openTempLog } from './helpers.js';
+import { ACME, GLOBEX, logFile, openTempLog, waitFor } from './helpers.js';
 
 function opened(who: { tenant: string; principal: string }, sessionId: string): AppendInput {
   return { type: 'tool.session.opened', ...who, sessionId, payload: { sessionId, toolId: 'openwop:text.uppercase' } };
@@ -104,15 +104,29 @@ test('synchronous full: a write-ahead record rides on the next ordinary fsync, o
     await s.commit({ writeAhead: true });
     s.returned(callId, 't', 'ok', 0);
     await s.finish('completed');
-    await new Promise((r) => setTimeout(r, DEFERRED_SYNC_MS * 5));
     assert.deepEqual(log.groupStats().syncedGroups, 1);
-    assert.equal(log.groupStats().deferredSyncs, 0, 'the answer commit made the write-ahead record durable');
+    // No deferred sync is pending, so none will run: the answer commit made the write-ahead record durable.
+    assert.deepEqual([log.groupStats().deferredSyncs, log.groupStats().deferredSyncPending], [0, false]);
 
     await log.append([opened(ACME, 'long-call')], { writeAhead: true });
-    assert.equal(log.groupStats().deferredSyncs, 0);
-    await new Promise((r) => setTimeout(r, DEFERRED_SYNC_MS * 5));
-    assert.equal(log.groupStats().deferredSyncs, 1, 'no ordinary commit came: synced on its own');
+    assert.deepEqual([log.groupStats().deferredSyncs, log.groupStats().deferredSyncPending], [0, true]);
+    await waitFor(() => log.groupStats().deferredSyncs === 1, 5000, 'the deferred sync');
+    assert.equal(log.groupStats().deferredSyncPending, false, 'no ordinary commit came: synced on its own');
     assert.equal(log.groupStats().syncedGroups, 1);
+  } finally {
+    await log.close();
+  }
+});
+
+test('synchronous full: a group holding a write-ahead record and an answer record is fsync\'d before either resolves', async () => {
+  const { log } = openTempLog();
+  try {
+    // Both appended in one turn: one group, one transaction.
+    await Promise.all([log.append([opened(ACME, 'ahead')], { writeAhead: true }), log.append([opened(GLOBEX, 'answer')])]);
+    const stats = log.groupStats();
+    assert.equal(stats.groups, 1, 'one group');
+    assert.equal(stats.syncedGroups, 1, 'the group was synced: its answer record must be durable');
+    assert.deepEqual([stats.deferredSyncs, stats.deferredSyncPending], [0, false]);
   } finally {
     await log.close();
   }
@@ -123,8 +137,7 @@ test('synchronous normal: no commit waits for an fsync and no deferred sync runs
   try {
     await call(log, ACME);
     await log.append([opened(ACME, 'w')], { writeAhead: true });
-    await new Promise((r) => setTimeout(r, DEFERRED_SYNC_MS * 5));
-    assert.deepEqual([log.groupStats().syncedGroups, log.groupStats().deferredSyncs], [0, 0]);
+    assert.deepEqual([log.groupStats().syncedGroups, log.groupStats().deferredSyncs, log.groupStats().deferredSyncPending], [0, 0, false]);
     assert.equal((log as unknown as { db: Database.Database }).db.pragma('synchronous', { simple: true }), 1, 'NORMAL');
   } finally {
     await log.close();

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import type { AppendInput, ToolEvent } from '../../src/events/event-types.js';
-import type { EventStore } from '../../src/events/store.js';
+import { openTail, type EventStore, type Tail } from '../../src/events/store.js';
 import { waitFor } from './helpers.js';
 
 export type OpenStore = (options?: { maxEvents?: number; retentionDays?: number }) => Promise<EventStore>;
@@ -83,9 +83,48 @@ export function conformance(name: string, open: OpenStore): Array<[string, (t: T
           assert.deepEqual(seen.map((e) => e.sequence), [0, 1]);
           unsubscribe();
           assert.equal(store.subscriberCount(), 0);
+          // A witness subscribed meanwhile: once it has the next event, an unsubscribed listener would have had it too.
+          const witness: ToolEvent[] = [];
+          const stop = store.subscribe('acme', (e) => witness.push(e));
           await store.append([opened('acme', 's2')]);
-          await new Promise((r) => setTimeout(r, 50));
+          await until(() => witness.some((e) => e.sessionId === 's2'));
+          stop();
           assert.equal(seen.length, 2);
+        }),
+    ],
+    [
+      `${name}: tails opened under concurrent commits: every event committed after one opened reaches it, once, in order`,
+      () =>
+        withStore({}, async (store) => {
+          // Three writers commit all along; eight tails open one after another meanwhile (GET /events/stream opens one before its 200).
+          const tails: Array<{ tail: Tail; seen: number[] }> = [];
+          const late: Array<{ opened: typeof tails; sequence: number }> = [];
+          let writing = true;
+          let commits = 0;
+          const writers = [0, 1, 2].map(async (w) => {
+            for (let i = 0; writing; i++) {
+              const openedBefore = [...tails];
+              const [e] = await store.append([opened('acme', `w${w}-${i}`)]);
+              late.push({ opened: openedBefore, sequence: e.sequence });
+              commits++;
+            }
+          });
+          for (let k = 0; k < 8; k++) {
+            await until(() => commits >= 4 * (k + 1));
+            const seen: number[] = [];
+            tails.push({ tail: await openTail(store, 'acme', (e) => seen.push(e.sequence)), seen });
+          }
+          writing = false;
+          await Promise.all(writers);
+          const last = await store.lastSequence('acme');
+          for (const { tail, seen } of tails) {
+            await until(() => last === tail.start || seen.at(-1) === last);
+            const after = seen.filter((s) => s > tail.start);
+            assert.deepEqual(after, Array.from({ length: last - tail.start }, (_, i) => tail.start + 1 + i), `tail from ${tail.start}`);
+            tail.unsubscribe();
+          }
+          // An append begun once a tail was open is above that tail's start.
+          for (const { opened: before, sequence } of late) for (const { tail } of before) assert.ok(sequence > tail.start, `${sequence} > ${tail.start}`);
         }),
     ],
     [

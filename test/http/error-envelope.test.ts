@@ -148,6 +148,8 @@ describe("Node's own refusals (raw bytes) are envelopes with OpenWOP-Version", (
     ['HTTP/1.1 without Host', 'GET /tools HTTP/1.1\r\nAuthorization: Bearer acme-demo-key\r\nConnection: close\r\n\r\n', 400, 'validation_error'],
     ['HTTP/1.1 without Host, unrouted', 'GET /nope HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'validation_error'],
     ['bad Content-Length', 'POST /runs HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400, 'validation_error'],
+    ['an Expect other than 100-continue', 'GET /tools HTTP/1.1\r\nHost: x\r\nExpect: garbage\r\n\r\n', 417, 'toolhost.expectation_failed'],
+    ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 405, 'toolhost.method_not_allowed'],
   ];
   for (const [what, bytes, status, code] of RAW) {
     test(`${what} -> ${status} ${code}`, async () => {

@@ -81,6 +81,7 @@ describe('a bad approval exchange closes the session and says why', () => {
     ['a JSON-RPC error answer', () => ({ error: { code: -32603, message: 'client broke' } }), /with an error/, 'failed'],
     ['no answer at all', () => undefined, /in time/, 'failed'],
     ['a decline', answer({ action: 'decline' }), /declined/, 'failed'],
+    ['accept with approve: false (a checkbox left unticked)', answer({ action: 'accept', content: { approve: false } }), /declined/, 'failed'],
   ];
   for (const [what, onElicit, reason, outcome] of cases) {
     test(what, async () => {

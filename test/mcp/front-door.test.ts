@@ -168,8 +168,15 @@ describe('tool sessions', () => {
     assert.deepEqual(shape(await lastSession()), ['tool.session.opened', 'agent.toolCalled', 'returned:timeout', 'closed:failed']);
 
     const controller = new AbortController();
+    const before = (await lastSession())[0].sessionId;
     const pending = a.callTool({ name: nameOf('openwop:t.wait'), arguments: { ms: 5000 } }, undefined, { signal: controller.signal });
-    setTimeout(() => controller.abort('test cancels'), 200);
+    // Cancelled once the call is under way (its agent.toolCalled record is stored), not after a guessed time.
+    for (const until = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 10))) {
+      const now = await lastSession();
+      if (now[0].sessionId !== before && now.at(-1)?.type === 'agent.toolCalled') break;
+      assert.ok(Date.now() < until, 'the call started');
+    }
+    controller.abort('test cancels');
     await assert.rejects(pending);
     const end = Date.now() + 3000;
     while ((await lastSession()).at(-1)?.type !== 'tool.session.closed' && Date.now() < end) await new Promise((r) => setTimeout(r, 20));

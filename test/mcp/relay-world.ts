@@ -1,8 +1,9 @@
 // Shared set-up for the relay and tool-error tests: a host with a pack whose
 // handlers report progress or break their outputSchema, a workflow of two
 // pack steps, the fixture MCP server with its relay tools (progress, log,
-// ask, sample, shaped), and server-everything; two tenants, and clients made
-// with the official SDK Client over Streamable HTTP.
+// ask, sample, shaped, late, fire) isolated per tenant (fx) and shared by
+// tenants (fxs), and server-everything; two tenants, and clients made with
+// the official SDK Client over Streamable HTTP.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -43,10 +44,10 @@ export async function startRelayWorld(): Promise<TestServer> {
   writeFileSync(join(dir, 'pack', 'handlers.mjs'), HANDLERS);
   mkdirSync(join(dir, 'wf'));
   writeFileSync(join(dir, 'wf', 'count3.yaml'), 'id: count3\ninputSchema: { type: object, properties: {} }\nsteps:\n  - tool: openwop:r.count\n    with: { to: 2 }\n  - tool: openwop:r.count\n    with: { to: 3 }\n  - tool: openwop:r.count\n    with: { to: 1 }\n');
-  const fast = { connectTimeoutMs: 8000, debounceMs: 20 };
+  const fast = { connectTimeoutMs: 20_000, debounceMs: 20 };
   const file = writeConfig(
     {
-      tenants: { a: { tools: ['*'] }, b: { tools: ['mcp:fx.*'] } },
+      tenants: { a: { tools: ['*'] }, b: { tools: ['mcp:fx.*', 'mcp:fxs.*'] } },
       principals: [
         { id: 'pa', tenant: 'a', keyHash: hashApiKey('ka') },
         { id: 'pb', tenant: 'b', keyHash: hashApiKey('kb') },
@@ -57,7 +58,8 @@ export async function startRelayWorld(): Promise<TestServer> {
         nodePacks: [{ path: 'pack' }],
         workflows: [{ path: 'wf' }],
         mcp: [
-          { id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--relay-tools'], cwd: root, env: { FX_SECRET: '${FX_SECRET}' }, callTimeoutMs: 1000, ...fast },
+          { id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--relay-tools'], cwd: root, env: { FX_SECRET: '${FX_SECRET}' }, callTimeoutMs: 1000, isolation: 'tenant', ...fast },
+          { id: 'fxs', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--relay-tools'], cwd: root, ...fast },
           { id: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], ...fast },
         ],
       },

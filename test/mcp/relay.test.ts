@@ -4,7 +4,9 @@
 // and a workflow; progress keeping a long upstream call alive; log messages
 // at the client's level without credentials; an upstream's elicitation and
 // sampling relayed to the caller, refused for a caller that cannot answer
-// and when the request cannot be tied to one call.
+// and when the request cannot be tied to one call; a server isolated per
+// tenant (a process each); late messages of an upstream shared by tenants
+// dropped, never relayed into another tenant's call.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -125,18 +127,56 @@ describe('elicitation and sampling from an upstream', () => {
     assert.match(textOf(s), /does not support sampling/);
   });
 
-  test('with another session\'s call in flight on the same upstream, nobody is asked', async () => {
+  test('two tenants asking at once on a server isolated per tenant: each is asked its own question, each on its own process', async () => {
     const b = await relayClient(server.url, 'kb', true);
     try {
-      const other = b.client.callTool({ name: nameOf('mcp:fx.progress', 'b'), arguments: { steps: 4, ms: 150 } }).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 100));
+      const pid = async (c: RelayClient, tenant: string) => (await c.client.callTool({ name: nameOf('mcp:fx.pid', tenant), arguments: {} })).structuredContent;
+      assert.notDeepEqual(await pid(a, 'a'), await pid(b, 'b'), 'one process per tenant');
+      assert.deepEqual(await pid(a, 'a'), await pid(plain, 'a'), 'sessions of one tenant share its process');
+      const [ra, rb] = await Promise.all([a.client.callTool({ name: nameOf('mcp:fx.ask'), arguments: {} }), b.client.callTool({ name: nameOf('mcp:fx.ask', 'b'), arguments: {} })]);
+      assert.deepEqual([ra.structuredContent, rb.structuredContent], [{ action: 'accept', content: { name: 'Ada' } }, { action: 'accept', content: { name: 'Ada' } }]);
+      assert.equal(b.asked.length, 1);
+    } finally {
+      await b.client.close();
+    }
+  });
+
+  test('with another session\'s call of the same tenant in flight on its connection, nobody is asked', async () => {
+    const other = await relayClient(server.url, 'ka', true);
+    try {
+      // In flight for sure once its first progress report is in: no clock involved.
+      let started!: () => void;
+      const inFlight = new Promise<void>((resolve) => (started = resolve));
+      const call = other.client.callTool({ name: nameOf('mcp:fx.progress'), arguments: { steps: 4, ms: 150 } }, undefined, { onprogress: () => started() }).catch(() => undefined);
+      await inFlight;
       const asked = a.asked.length;
       const r = await a.client.callTool({ name: nameOf('mcp:fx.ask'), arguments: {} });
-      await other;
+      await call;
       assert.equal(r.isError, true);
       assert.match(textOf(r), /several tool calls/);
       assert.equal(a.asked.length, asked);
+      assert.deepEqual(other.asked, []);
+    } finally {
+      await other.client.close();
+    }
+  });
+});
+
+describe('an upstream shared by tenants', () => {
+  test('a log message and an elicitation sent after acme\'s call was answered reach neither acme nor globex\'s call then in flight', async () => {
+    const b = await relayClient(server.url, 'kb', true);
+    try {
+      assert.equal(textOf(await a.client.callTool({ name: nameOf('mcp:fxs.late'), arguments: {} })), 'armed');
+      const [aLogs, aAsked] = [a.logs.length, a.asked.length];
+      // globex's call is the one call in flight on the shared connection while the upstream sends acme's late messages.
+      const fired = await b.client.callTool({ name: nameOf('mcp:fxs.fire', 'b'), arguments: {} });
+      assert.match(textOf(fired), /^late elicitation refused: .*shared by tenants/);
+      assert.deepEqual(b.logs, []);
       assert.deepEqual(b.asked, []);
+      assert.equal(a.logs.length, aLogs);
+      assert.equal(a.asked.length, aAsked);
+      const dropped = server.logs.filter((l) => l.includes('upstream_message_dropped') && l.includes('"server":"fxs"'));
+      assert.ok(dropped.some((l) => l.includes('notifications/message')), 'the dropped log message is logged');
     } finally {
       await b.client.close();
     }

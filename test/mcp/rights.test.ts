@@ -42,6 +42,8 @@ before(async () => {
   const configFile = writeConfig(
     {
       auth: { keysFile: 'keys.yaml', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksFile: 'jwks.json' }, defaultRateLimit: false },
+      // Signed, restorable session ids (as on several replicas): a closed session could be rebuilt from its id alone.
+      mcp: { sessionKey: { env: 'TEST_SESSION_KEY' } },
       tenants: { acme: { tools: ['*'] }, globex: { tools: ['*'] } },
       policy: { rules: [{ match: GUARDED, scopes: ['exec'], approval: 'never' }, { match: 'x-host-t-*', approval: 'never' }] },
       sources: {
@@ -53,7 +55,7 @@ before(async () => {
     },
     dir,
   );
-  server = await startTestServer(configFile);
+  server = await startTestServer(configFile, { env: { ...process.env, TEST_SESSION_KEY: 'rights-test-session-key-0123456789abcdef' } });
 });
 after(async () => {
   await server?.close();
@@ -139,6 +141,37 @@ describe('rights follow the credential of each request', () => {
       assert.ok(await eventually(async () => (await request(server.url, '/tools', { token: 'k2' })).status === 200, 15_000), 'k2 is back');
     }
   });
+});
+
+describe('a session whose key was taken away stays dead', () => {
+  test('key removed (401), then restored: the old Mcp-Session-Id is refused as after a DELETE; a new session works', async () => {
+    const old = new RawMcp(server.url, 'k2');
+    await old.initialize();
+    assert.equal((await old.request('tools/list')).status, 200);
+    try {
+      writeKeys(['exec'], false);
+      assert.ok(await eventually(async () => (await request(server.url, '/tools', { token: 'k2' })).status === 401, 15_000), 'k2 refused');
+      assert.equal((await old.request('tools/list')).status, 401);
+    } finally {
+      writeKeys(['exec']);
+      assert.ok(await eventually(async () => (await request(server.url, '/tools', { token: 'k2' })).status === 200, 15_000), 'k2 is back');
+    }
+    const { status, answer } = await old.request('tools/list');
+    assert.equal(status, 404, JSON.stringify(answer));
+    assert.equal(answer?.error?.code, -32001);
+    const fresh = new RawMcp(server.url, 'k2');
+    await fresh.initialize();
+    assert.equal((await fresh.request('tools/list')).status, 200);
+    await fresh.close();
+  });
+});
+
+test('DELETE /mcp with Content-Type: application/json and no body closes the session', async () => {
+  const c = new RawMcp(server.url, 'k1');
+  await c.initialize();
+  const res = await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { authorization: 'Bearer k1', 'mcp-session-id': c.sessionId!, 'content-type': 'application/json' } });
+  assert.equal(res.status, 200, await res.text());
+  assert.equal((await c.request('tools/list')).status, 404);
 });
 
 describe('a session answers only the identity that opened it', () => {

@@ -188,6 +188,26 @@ describe('catalog browser (/ui/)', { timeout: 120_000 }, () => {
     assert.ok(!mcp.includes(ACME_KEY) && !curl.includes(ACME_KEY), 'snippets name $TOOLHOST_TOKEN, never the credential');
   });
 
+  test('a hostile tool id stays one segment under /tools/: `..` and `/` never send the credential to another endpoint', async () => {
+    const { page, requests } = await tab();
+    await signIn(page, server.url, ACME_KEY);
+    await page.waitForSelector('table.tools td.tool-id a');
+    const hostile = ['../../events', 'z/../../tools/x-host-acme-run-command', '..'];
+    for (const id of hostile) {
+      const from = requests.length;
+      await page.goto(`${server.url}/ui/#/tool/${encodeURIComponent(id)}`);
+      await page.waitForSelector('p.problem[role=alert]');
+      const api = requests.slice(from).map((r) => new URL(r.url())).filter((u) => u.origin === server.url && !u.pathname.startsWith('/ui/'));
+      for (const u of api) {
+        assert.ok(u.pathname.startsWith('/tools/') || u.pathname === '/mcp' || (u.pathname === '/events' && u.searchParams.has('after')) || u.pathname === '/events/stream', `${id}: ${u.href}`);
+        if (u.pathname.startsWith('/tools/')) assert.equal(decodeURIComponent(u.pathname.slice('/tools/'.length)), id);
+      }
+      // Off the page and back, so the next id's problem is a fresh one.
+      await page.goto(`${server.url}/ui/#/sources`);
+      await page.waitForSelector('#sources');
+    }
+  });
+
   test('try it: a pure tool answers, and its tool session\'s events are shown; a reload keeps the MCP session', async () => {
     const { page, requests } = await tab();
     await signIn(page, server.url, GLOBEX_KEY);

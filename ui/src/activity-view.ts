@@ -2,7 +2,7 @@
 // (the event hub follows /events/stream), newest first; a session opens to its
 // events, read from /sessions/{id}/events.
 import type { Api } from './api.js';
-import { formatDuration, formatTime, toolHref } from './badges.js';
+import { formatDuration, formatTime, pathSegment, toolHref } from './badges.js';
 import { el, replaceChildren } from './dom.js';
 import { sessionsOf, type EventHub, type LiveState } from './event-hub.js';
 import type { ToolEvent } from './types.js';
@@ -73,7 +73,7 @@ export function renderActivity(view: HTMLElement, hub: EventHub): () => void {
 
 export async function renderSession(view: HTMLElement, api: Api, sessionId: string): Promise<void> {
   replaceChildren(view, el('p', { class: 'muted' }, 'Loading the session…'));
-  const { events } = await api.json<{ events: ToolEvent[] }>(`/sessions/${encodeURIComponent(sessionId)}/events`);
+  const { events } = await api.json<{ events: ToolEvent[] }>(`/sessions/${pathSegment(sessionId)}/events`);
   replaceChildren(
     view,
     el('p', { class: 'crumbs' }, el('a', { href: '#/activity' }, 'Activity'), ' / session'),

@@ -53,7 +53,19 @@ export function toolHref(toolId: string): string {
   return `#/tool/${encodeURIComponent(toolId)}`;
 }
 
-/** A toolId as a path under /tools/ (its `:` and `/` are legal there; everything else unusual is escaped). */
+/**
+ * One path segment for an id from the host or an upstream: every `/` and
+ * unusual character escaped, so the id stays one segment under its prefix.
+ * `.` and `..` cannot be escaped (a browser resolves `%2E%2E` as `..` too):
+ * refused, so no id can climb out of its prefix to another endpoint.
+ */
+export function pathSegment(id: string): string {
+  const segment = encodeURIComponent(id).replace(/%3A/gi, ':');
+  if (/^(?:\.|%2e){1,2}$/i.test(segment)) throw new Error(`no page for the id ${JSON.stringify(id)}`);
+  return segment;
+}
+
+/** A toolId as a path under /tools/, one segment (the host decodes it once). */
 export function toolPath(toolId: string): string {
-  return `/tools/${encodeURIComponent(toolId).replace(/%3A/gi, ':').replace(/%2F/gi, '/')}`;
+  return `/tools/${pathSegment(toolId)}`;
 }

@@ -3,7 +3,7 @@
 // an agent would. An approval tool's elicitation becomes a confirm dialog that
 // shows the arguments; the result and the call's tool session appear below.
 import type { Api } from './api.js';
-import { formatDuration } from './badges.js';
+import { formatDuration, pathSegment } from './badges.js';
 import { el, jsonText, replaceChildren } from './dom.js';
 import type { EventHub } from './event-hub.js';
 import { jsonView } from './json-view.js';
@@ -86,7 +86,7 @@ async function sessionEvents(api: Api, toolId: string, cursor: number): Promise<
     after = body.next;
   }
   if (sessionId === undefined) return undefined;
-  return (await api.json<{ events: ToolEvent[] }>(`/sessions/${encodeURIComponent(sessionId)}/events`)).events;
+  return (await api.json<{ events: ToolEvent[] }>(`/sessions/${pathSegment(sessionId)}/events`)).events;
 }
 
 export function tryIt(tool: Descriptor, api: Api, mcp: McpClient, hub: EventHub): HTMLElement {

@@ -4,20 +4,43 @@
 // tokens are ours, not the SDK's `onprogress`: the SDK drops a progress
 // notification that arrives in the same read as the answer (its handler is
 // gone by the time the notification is handled), and the last report of a
-// call usually does. Log messages and elicitation/sampling requests carry
-// nothing that names the call on a connection many calls share: they are
-// tied to a call only while it is the one call in flight on this server. With
-// two or more in flight, nobody can say whose they are, so a log message is
-// dropped and a request refused with a reason; neither ever goes to another
-// session's client.
+// call usually does.
+//
+// Log messages and elicitation/sampling requests carry no id of the call on
+// the wire. Over Streamable HTTP a server sends those of a request on that
+// request's own response stream; the SDK client reads each response stream in
+// the asynchronous context of the request that opened it, so the call's
+// context (an AsyncLocalStorage store set around the request) is the current
+// one when such a message is handled: it is tied exactly, and it is dropped
+// when that call has already ended. A message with no call's context (stdio,
+// HTTP+SSE, the standalone GET stream of Streamable HTTP, a late message
+// sent after its call was answered) names no call: on a connection that
+// serves one tenant (`isolation: tenant`) it goes to that connection's one
+// call in flight; on a connection shared by tenants it is dropped (a log
+// message) or refused with a reason (a request), and logged. Nothing an
+// upstream says ever reaches another tenant's client.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, LoggingMessageNotificationSchema, McpError, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
 import type { CallRelay } from '../raw-tool.js';
 import type { Redactor } from './redact.js';
 
 /** Upstream log data longer than this (as JSON) is cut to a string of this length. */
 const MAX_LOG_DATA_CHARS = 4_000;
 const MAX_LOG_DATA_DEPTH = 16;
+/** Dropped messages are logged at warn at most this often per connection (the rest at debug, counted). */
+const DROP_WARN_INTERVAL_MS = 60_000;
+
+/** One call in flight on a connection; `open` turns false when its answer is in. */
+interface InFlight {
+  owner: UpstreamCallRelay;
+  relay: CallRelay;
+  open: boolean;
+}
+
+/** The call whose request is being handled, across the SDK's awaits (see the module comment). */
+const callContext = new AsyncLocalStorage<InFlight>();
 
 type ProgressListener = (progress: number, total?: number, message?: string) => void;
 
@@ -31,22 +54,34 @@ export interface ProgressWatch {
 }
 
 export class UpstreamCallRelay {
-  private readonly inFlight = new Set<CallRelay>();
+  private readonly inFlight = new Set<InFlight>();
   private readonly progressByToken = new Map<string, (report: { progress: number; total?: number; message?: string }) => void>();
   private tokens = 0;
+  private lastDropWarning = -Infinity;
+  private dropsSinceWarning = 0;
 
   constructor(
     private readonly serverId: string,
     private readonly redactor: Redactor,
+    private readonly log: Logger,
+    /** The connection serves one tenant only (`isolation: tenant`): a message naming no call may go to its one call in flight. */
+    private readonly oneTenant = false,
   ) {}
 
-  /** Runs one call with `relay` in flight. */
+  /** Runs `work` outside of any call's context: a connection opened during a call must not take that call's context for good. */
+  static detached<T>(work: () => T): T {
+    return callContext.exit(work);
+  }
+
+  /** Runs one call with `relay` in flight; what the upstream sends in the call's own context is tied to it. */
   async during<T>(relay: CallRelay, work: () => Promise<T>): Promise<T> {
-    this.inFlight.add(relay);
+    const call: InFlight = { owner: this, relay, open: true };
+    this.inFlight.add(call);
     try {
-      return await work();
+      return await callContext.run(call, work);
     } finally {
-      this.inFlight.delete(relay);
+      call.open = false;
+      this.inFlight.delete(call);
     }
   }
 
@@ -59,7 +94,9 @@ export class UpstreamCallRelay {
     client.setNotificationHandler(ProgressNotificationSchema, (n) => this.progressByToken.get(String(n.params.progressToken))?.(n.params));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       const { level, data, logger } = n.params;
-      this.sole()?.onLog?.(level, this.bounded(data), typeof logger === 'string' ? this.redactor.text(logger, 100) : undefined);
+      const { call, why } = this.owner();
+      if (call === undefined) return this.dropped('notifications/message', why);
+      call.onLog?.(level, this.bounded(data), typeof logger === 'string' ? this.redactor.text(logger, 100) : undefined);
     });
     client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.forward('elicitation/create', req.params, extra.signal));
     client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.forward('sampling/createMessage', req.params, extra.signal) as never);
@@ -94,16 +131,34 @@ export class UpstreamCallRelay {
     };
   }
 
-  private sole(): CallRelay | undefined {
-    if (this.inFlight.size !== 1) return undefined;
-    return this.inFlight.values().next().value;
+  /** The call a message handled now belongs to, or why it belongs to none. */
+  private owner(): { call: CallRelay; why?: undefined } | { call?: undefined; why: string } {
+    const tied = callContext.getStore();
+    if (tied !== undefined && tied.owner === this) return tied.open ? { call: tied.relay } : { why: 'the tool call it was sent for has ended' };
+    if (!this.oneTenant) return { why: 'it names no tool call, and this server\'s connection is shared by tenants (isolation: tenant gives each its own)' };
+    if (this.inFlight.size === 0) return { why: 'no tool call of this server is in progress' };
+    if (this.inFlight.size > 1) return { why: 'several tool calls of this server are in progress and the message names none of them' };
+    return { call: this.inFlight.values().next().value!.relay };
+  }
+
+  private dropped(method: string, why: string): void {
+    const now = Date.now();
+    const fields = { event: 'upstream_message_dropped', server: this.serverId, method, reason: why };
+    if (now - this.lastDropWarning < DROP_WARN_INTERVAL_MS) {
+      this.dropsSinceWarning++;
+      this.log.debug(fields, 'mcp server message not relayed');
+      return;
+    }
+    this.log.warn({ ...fields, suppressed: this.dropsSinceWarning }, `mcp server ${this.serverId}: a ${method} was not relayed: ${why}`);
+    this.lastDropWarning = now;
+    this.dropsSinceWarning = 0;
   }
 
   private async forward(method: 'elicitation/create' | 'sampling/createMessage', params: Record<string, unknown>, signal: AbortSignal): Promise<never> {
     const what = method === 'elicitation/create' ? 'elicitation' : 'sampling';
-    const call = this.sole();
+    const { call, why } = this.owner();
     if (call === undefined) {
-      const why = this.inFlight.size === 0 ? 'no tool call of this server is in progress' : 'several tool calls of this server are in progress and the request names none of them';
+      this.dropped(method, why);
       throw refusal(`toolhost cannot relay this ${what} request to mcp server ${this.serverId}'s caller: ${why}`);
     }
     if (call.requestFromCaller === undefined) throw refusal(`the caller of this tool call cannot be asked (${what})`);

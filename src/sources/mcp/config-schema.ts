@@ -8,7 +8,7 @@
 // time, so a missing variable shows up as a failing source, not a crash.
 import { Type, type Static } from '@sinclair/typebox';
 import { MCP_PREFIX_PATTERN, SOURCE_ID_PATTERN } from '../../contract/tool-id.js';
-import { CLOSED, Const, MapOf, OneOf } from '../../util/schema-builders.js';
+import { CLOSED, Const, MapOf, OneOf, StringEnum } from '../../util/schema-builders.js';
 
 const ms = (description: string, minimum = 1) => Type.Integer({ minimum, description });
 
@@ -52,6 +52,14 @@ const commonProperties = {
   backoff: Type.Optional(backoffSchema),
   /** Keep serving the last good tools while the server is down. */
   keepStaleTools: Type.Optional(Type.Boolean({ description: 'Serve the last good tools while the server is down (default true)' })),
+  /**
+   * `shared`: one connection (or process) carries every tenant's calls.
+   * `tenant`: each tenant that calls gets a connection (or process) of its
+   * own, opened at its first call and closed after `tenantIdleMs` unused.
+   */
+  isolation: Type.Optional(StringEnum(['shared', 'tenant'], { description: 'shared: one connection for every tenant; tenant: one connection (or process) per calling tenant, opened lazily (default shared)' })),
+  /** With `isolation: tenant`: a tenant's connection unused this long is closed. */
+  tenantIdleMs: Type.Optional(ms('isolation: tenant: close a tenant\'s connection unused this long (default 300000)')),
   /** Replaces `mcp__<id>` at the front of this server's MCP tool names; "" drops it. */
   mcpPrefix: Type.Optional(Type.String({ pattern: MCP_PREFIX_PATTERN.source, description: 'Front of this server\'s MCP tool names instead of mcp__<id>; "" for none' })),
 };
@@ -106,6 +114,8 @@ export const MCP_DEFAULTS = {
   maxSchemaDepth: 32,
   backoff: { initialMs: 500, maxMs: 30_000 },
   keepStaleTools: true,
+  isolation: 'shared',
+  tenantIdleMs: 300_000,
 } as const;
 
 /** The config with every option filled in. */
@@ -123,6 +133,8 @@ export interface ResolvedMcpOptions {
   maxSchemaDepth: number;
   backoff: { initialMs: number; maxMs: number };
   keepStaleTools: boolean;
+  isolation: 'shared' | 'tenant';
+  tenantIdleMs: number;
   mcpPrefix?: string;
 }
 
@@ -145,6 +157,8 @@ export function withDefaults(config: McpSourceConfig): ResolvedMcpOptions {
       maxMs: Math.max(config.backoff?.maxMs ?? d.backoff.maxMs, config.backoff?.initialMs ?? d.backoff.initialMs),
     },
     keepStaleTools: config.keepStaleTools ?? d.keepStaleTools,
+    isolation: config.isolation ?? d.isolation,
+    tenantIdleMs: config.tenantIdleMs ?? d.tenantIdleMs,
     ...(config.mcpPrefix !== undefined ? { mcpPrefix: config.mcpPrefix } : {}),
   };
 }

@@ -32,6 +32,7 @@ import { displayUrl } from '../../util/log-text.js';
 import { Redactor } from './redact.js';
 import type { CachingLineReader } from './stdio-lines.js';
 import { UpstreamCallRelay } from './call-relay.js';
+import { TenantLinks } from './tenant-links.js';
 import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
 import { addConfiguredValues, httpTransports, stdioTransport, type TransportKind } from './transport.js';
 
@@ -136,6 +137,8 @@ class McpSource implements McpToolSource {
   private readonly target: string;
   /** Routes the server's log messages and requests to the call they belong to. */
   private readonly upstreamRelay: UpstreamCallRelay;
+  /** With `isolation: tenant`: each calling tenant's own connection (tenant-links.ts). */
+  private readonly links?: TenantLinks<Conn>;
 
   private state: SourceState = 'connecting';
   private list: readonly RawTool[] = [];
@@ -164,7 +167,15 @@ class McpSource implements McpToolSource {
     this.toolIdPrefix = `${this.id}.`;
     this.opts = withDefaults(config);
     this.log = ctx.logger.child({ source: this.id, server: config.id });
-    this.upstreamRelay = new UpstreamCallRelay(config.id, this.redactor);
+    this.upstreamRelay = new UpstreamCallRelay(config.id, this.redactor, this.log);
+    if (this.opts.isolation === 'tenant') {
+      this.links = new TenantLinks<Conn>({
+        open: (tenant, relay) => this.openForTenant(tenant, relay),
+        close: (conn) => this.closeConn(conn, true),
+        relay: () => new UpstreamCallRelay(config.id, this.redactor, this.log, true),
+        idleMs: this.opts.tenantIdleMs,
+      });
+    }
     this.target = config.transport === 'stdio' ? config.command : displayUrl(config.url);
     // Literal header/env values may be credentials too: never print them.
     addConfiguredValues(this.redactor, ctx.env, config.transport === 'stdio' ? config.env : config.headers);
@@ -198,6 +209,7 @@ class McpSource implements McpToolSource {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
     this.conn = undefined;
+    await this.links?.stop();
     await Promise.all([...this.conns].map((c) => this.closeConn(c, true)));
   }
 
@@ -214,9 +226,16 @@ class McpSource implements McpToolSource {
    */
   async invoke(toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> {
     try {
-      const { onProgress, onLog, requestFromCaller } = context;
-      const call = () => this.callTool(toolId.slice(this.toolIdPrefix.length), args, { signal: context.signal, onProgress });
-      const result = await this.upstreamRelay.during({ onLog, requestFromCaller }, call);
+      const { onProgress, onLog, requestFromCaller, tenant } = context;
+      const name = toolId.slice(this.toolIdPrefix.length);
+      const options = { signal: context.signal, onProgress };
+      let result: CallToolResult;
+      if (this.links === undefined) {
+        result = await this.upstreamRelay.during({ onLog, requestFromCaller }, () => this.callOn(this.conn, this.upstreamRelay, name, args, options));
+      } else {
+        if (tenant === undefined) throw new McpCallError('unavailable', `mcp server ${this.serverId} is isolated per tenant and this call names none`);
+        result = await this.links.use(tenant, (conn, relay) => relay.during({ onLog, requestFromCaller }, () => this.callOn(conn, relay, name, args, options)));
+      }
       return { status: result.isError ? 'error' : 'ok', result };
     } catch (err) {
       if (err instanceof McpCallError && (err.code === 'timeout' || err.code === 'cancelled')) throw new CallAbort(err.code, err.message);
@@ -224,14 +243,18 @@ class McpSource implements McpToolSource {
     }
   }
 
-  async callTool(name: string, args: unknown, options: McpCallOptions = {}): Promise<CallToolResult> {
+  callTool(name: string, args: unknown, options: McpCallOptions = {}): Promise<CallToolResult> {
+    return this.callOn(this.conn, this.upstreamRelay, name, args, options);
+  }
+
+  /** A tools/call over `conn`, whose server messages `relay` routes. */
+  private async callOn(conn: Conn | undefined, relay: UpstreamCallRelay, name: string, args: unknown, options: McpCallOptions): Promise<CallToolResult> {
     if (!this.names.has(name)) throw new McpCallError('unknown_tool', `mcp server ${this.serverId} serves no tool ${showName(name)}`);
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args)) throw new McpCallError('invalid_arguments', 'tool arguments must be a JSON object');
-    const conn = this.conn;
     if (!conn || conn.dead) throw new McpCallError('unavailable', `mcp server ${this.serverId} is not connected`);
     const timeout = options.timeoutMs ?? this.opts.callTimeoutMs;
-    const watch = options.onProgress && this.upstreamRelay.watchProgress(options.onProgress, timeout, options.signal);
+    const watch = options.onProgress && relay.watchProgress(options.onProgress, timeout, options.signal);
     try {
       const result = await conn.client.request(
         { method: 'tools/call', params: { name, arguments: args as Record<string, unknown>, ...(watch && { _meta: { progressToken: watch.token } }) } },
@@ -296,11 +319,11 @@ class McpSource implements McpToolSource {
   }
 
   /** Builds the transport(s) (transport.ts) and runs `initialize`, over HTTP+SSE when Streamable HTTP is refused. */
-  private async open(seq: number, deadline: Promise<never>): Promise<Conn> {
+  private async open(seq: number, deadline: Promise<never>, relay = this.upstreamRelay, tenant?: string): Promise<Conn> {
     const config = this.config;
     if (config.transport === 'stdio') {
       const { transport, stderr, lines } = stdioTransport(config, this.ctx, this.redactor, this.log);
-      const conn = this.newConn(seq, 'stdio', transport);
+      const conn = this.newConn(seq, 'stdio', transport, relay, tenant);
       conn.lines = lines;
       this.drainStderr(conn, stderr);
       await this.handshake(conn, deadline);
@@ -308,7 +331,7 @@ class McpSource implements McpToolSource {
     }
 
     const transports = httpTransports(config, this.ctx, this.redactor);
-    const first = this.newConn(seq, 'streamable-http', transports.streamable());
+    const first = this.newConn(seq, 'streamable-http', transports.streamable(), relay, tenant);
     try {
       await this.handshake(first, deadline);
       return first;
@@ -316,16 +339,22 @@ class McpSource implements McpToolSource {
       if (!wantsSseFallback(err)) throw err;
       this.log.info({ event: 'fallback', target: this.target, status: (err as StreamableHTTPError).code }, 'mcp server does not speak Streamable HTTP, trying HTTP+SSE');
     }
-    const second = this.newConn(seq, 'sse', transports.sse());
+    const second = this.newConn(seq, 'sse', transports.sse(), relay, tenant);
     await this.handshake(second, deadline);
     return second;
   }
 
-  private newConn(seq: number, kind: TransportKind, transport: Transport): Conn {
+  /** A connection whose server messages `relay` routes; with `tenant`, one tenant's own (it carries calls only, never the tool list). */
+  private newConn(seq: number, kind: TransportKind, transport: Transport, relay: UpstreamCallRelay, tenant?: string): Conn {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    this.upstreamRelay.attach(client);
+    relay.attach(client);
     const conn: Conn = { seq, kind, client, transport, dead: false, timers: [], pinging: false, stderrLines: 0 };
     this.conns.add(conn);
+    if (tenant !== undefined) {
+      client.onclose = () => void (conn.dead = true);
+      client.onerror = (err) => this.log.debug({ event: 'transport_error', tenant, error: this.redactor.error(err) }, 'mcp transport error');
+      return conn;
+    }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onListChanged(conn));
     client.onclose = () => {
       if (!conn.dead && conn === this.conn) this.fail(conn, new Error(kind === 'stdio' ? 'server process exited' : 'connection closed'), 'disconnect');
@@ -346,6 +375,24 @@ class McpSource implements McpToolSource {
       conn.dead = true;
       void this.closeConn(conn);
       throw err;
+    }
+  }
+
+  /** One tenant's own connection, opened outside of the call that asked for it (so no server message takes that call's context for good). */
+  private async openForTenant(tenant: string, relay: UpstreamCallRelay): Promise<Conn> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ConnectTimeout(`connect timed out after ${this.opts.connectTimeoutMs} ms`)), this.opts.connectTimeoutMs);
+    });
+    deadline.catch(() => {});
+    try {
+      const conn = await UpstreamCallRelay.detached(() => this.open(-1, deadline, relay, tenant));
+      this.log.info({ event: 'connect', transport: conn.kind, target: this.target, tenant }, 'mcp server connected for one tenant');
+      return conn;
+    } catch (err) {
+      throw new McpCallError('unavailable', `mcp server ${this.serverId} could not be reached for this tenant: ${this.describe(err)}`);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
