@@ -112,6 +112,17 @@ program
   });
 
 program
+  .command('connect')
+  .description('serve MCP on stdio and forward it to a toolhost /mcp endpoint (for clients that can only spawn a command)')
+  .requiredOption('--url <url>', 'the toolhost MCP endpoint, e.g. http://127.0.0.1:8080/mcp')
+  .option('--token-env <name>', 'environment variable holding the bearer credential')
+  .option('--token-file <file>', 'file holding the bearer credential (re-read at every reconnect)')
+  .action(async (opts: { url: string; tokenEnv?: string; tokenFile?: string }) => {
+    const { runConnect } = await import('./connect-command.js');
+    await runConnect(opts, packageJson.version);
+  });
+
+program
   .command('validate')
   .description('check a config as serve would, report what would pass silently, and print per tenant how many tools each source contributes')
   .requiredOption('--config <file>', 'config file (YAML or JSON)')

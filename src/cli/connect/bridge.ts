@@ -1,0 +1,162 @@
+// `toolhost connect`: an MCP server on stdio for a client that can only
+// spawn a command (Claude Desktop and the like), forwarding to toolhost's
+// /mcp over Streamable HTTP, with the official SDK on both sides. Requests
+// go up (tools, logging level) with their cancellation and progress; what
+// the host sends down during a call (approval and upstream elicitations,
+// sampling, roots, log messages, progress, list_changed) reaches the client.
+// The session to the host is re-made when the host forgets it (upstream.ts);
+// a request that certainly never reached the host is sent again once, a
+// call cut off while running is answered with an error saying it may have run.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  CreateMessageResultSchema,
+  ElicitRequestSchema,
+  ElicitResultSchema,
+  EmptyResultSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  ListRootsResultSchema,
+  ListToolsRequestSchema,
+  ListToolsResultSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+  type Notification,
+  type Request,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { AnySchema } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { BridgeError, describeFailure, networkCode } from './errors.js';
+import { Upstream } from './upstream.js';
+
+/** Long: the client behind the bridge and the host each bound their own waits (approval, call timeouts) and cancel. */
+const FORWARD_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+export interface BridgeOptions {
+  url: URL;
+  credential: () => string | undefined;
+  version: string;
+  /** A line for a person (the client's log of this server's stderr). */
+  notice: (line: string) => void;
+  backoff?: { initialMs: number; maxMs: number };
+}
+
+export interface RunningBridge {
+  /** Resolves when the client closes stdio (or close() is called). */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+type Extra = RequestHandlerExtra<Request, Notification>;
+
+/** What of the client's capabilities the host may use through the bridge. */
+function forwardedCapabilities(caps: ClientCapabilities | undefined): ClientCapabilities {
+  const out: ClientCapabilities = {};
+  if (caps?.elicitation) out.elicitation = caps.elicitation;
+  if (caps?.sampling) out.sampling = caps.sampling;
+  if (caps?.roots) out.roots = caps.roots;
+  return out;
+}
+
+/** Checks the host (one line on failure, thrown as BridgeError), then serves stdio until the client goes. */
+export async function startBridge(options: BridgeOptions): Promise<RunningBridge> {
+  let server: Server | undefined;
+  const upstream = new Upstream({
+    url: options.url,
+    credential: options.credential,
+    clientInfo: { name: 'toolhost-connect', version: options.version },
+    backoff: options.backoff,
+    onNotice: options.notice,
+    onReconnected: () => void server?.sendToolListChanged().catch(() => undefined),
+    wire: (client, caps) => wireClient(client, caps, () => server),
+  });
+  const host = await upstream.connect({});
+  server = new Server(
+    { name: 'toolhost-connect', version: options.version },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: host.instructions },
+  );
+  wireServer(server, upstream);
+  const closed = new Promise<void>((resolve) => {
+    server!.onclose = () => void upstream.close().finally(resolve);
+  });
+  server.oninitialized = () => {
+    upstream.recapabilize(forwardedCapabilities(server!.getClientCapabilities())).catch((err: unknown) => options.notice(describeFailure(err, options.url.origin).message));
+  };
+  await server.connect(new StdioServerTransport());
+  return { closed, close: () => server!.close() };
+}
+
+/** What the host sends during a call goes to the client behind the bridge. */
+function wireClient(client: Client, caps: ClientCapabilities, server: () => Server | undefined): void {
+  const down = <T extends AnySchema>(req: Request, schema: T, extra: { signal: AbortSignal }) => {
+    const s = server();
+    if (!s) throw new McpError(ErrorCode.InternalError, 'the client behind the bridge is not connected yet');
+    return s.request(req as never, schema, { signal: extra.signal, timeout: FORWARD_TIMEOUT_MS });
+  };
+  if (caps.elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => down(req, ElicitResultSchema, extra));
+  if (caps.sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => down(req, CreateMessageResultSchema, extra));
+  if (caps.roots) client.setRequestHandler(ListRootsRequestSchema, (req, extra) => down(req, ListRootsResultSchema, extra));
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void server()?.sendToolListChanged().catch(() => undefined));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void server()?.notification(n).catch(() => undefined));
+}
+
+/** Requests of the client go up to the host. */
+function wireServer(server: Server, upstream: Upstream): void {
+  server.setRequestHandler(ListToolsRequestSchema, (req, extra) => forward(upstream, req, ListToolsResultSchema, extra, true));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => forward(upstream, req, CallToolResultSchema, extra, false));
+  server.setRequestHandler(SetLevelRequestSchema, (req, extra) => forward(upstream, req, EmptyResultSchema, extra, true));
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    const client = await upstream.client().catch(() => undefined);
+    await client?.sendRootsListChanged().catch(() => undefined);
+  });
+}
+
+/** Whether a failed request certainly never reached the host (so sending it again cannot run anything twice). */
+function notDelivered(err: unknown): boolean {
+  return networkCode(err) === 'ECONNREFUSED' || (err as { code?: unknown }).code === 404;
+}
+
+/** Whether the session to the host is gone (the host forgot it, went away, or the bridge dropped it). */
+function sessionGone(err: unknown): boolean {
+  if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed;
+  return networkCode(err) !== undefined || (err as { code?: unknown }).code === 404;
+}
+
+async function forward<T extends AnySchema>(upstream: Upstream, req: Request, schema: T, extra: Extra, idempotent: boolean) {
+  const { progressToken, ...meta } = (req.params?._meta ?? {}) as { progressToken?: string | number };
+  const params = { ...req.params, _meta: Object.keys(meta).length > 0 ? meta : undefined };
+  const onprogress =
+    progressToken === undefined
+      ? undefined
+      : (p: { progress: number; total?: number; message?: string }) =>
+          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } }).catch(() => undefined);
+  for (let attempt = 0; ; attempt++) {
+    let client: Client;
+    try {
+      client = await upstream.client(extra.signal);
+    } catch (err) {
+      throw toMcpError(err);
+    }
+    try {
+      return await client.request({ method: req.method, params } as never, schema, { signal: extra.signal, onprogress, timeout: FORWARD_TIMEOUT_MS });
+    } catch (err) {
+      if (extra.signal.aborted || !sessionGone(err)) throw err;
+      upstream.lost(client, networkCode(err) ?? 'the host no longer knows the session');
+      if (attempt === 0 && (idempotent || notDelivered(err))) continue;
+      throw new McpError(ErrorCode.InternalError, 'the connection to toolhost was lost during this request; it may have run (reconnecting)');
+    }
+  }
+}
+
+function toMcpError(err: unknown): McpError {
+  if (err instanceof McpError) return err;
+  return new McpError(ErrorCode.InternalError, err instanceof BridgeError ? err.message : describeFailure(err, 'toolhost').message);
+}
