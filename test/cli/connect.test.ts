@@ -32,6 +32,7 @@ let port: number;
 let client: Client;
 let stderr = '';
 const asked: string[] = [];
+let approve = true;
 const logs: LoggingMessageNotification['params'][] = [];
 let listChanged = 0;
 const listChangedWaiters: (() => void)[] = [];
@@ -64,7 +65,7 @@ before(async () => {
   client = new Client({ name: 'connect-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     asked.push(req.params.message);
-    return { action: 'accept', content: { approve: true } };
+    return approve ? { action: 'accept', content: { approve: true } } : { action: 'decline' };
   });
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -97,7 +98,7 @@ async function lastOutcome(): Promise<unknown> {
   }
 }
 
-describe('the bridge forwards a session both ways', () => {
+describe('the bridge forwards a session both ways', { timeout: 60_000 }, () => {
   test('lists the host\'s tools, the credential nowhere on the command line', async () => {
     const { tools } = await client.listTools();
     assert.ok(tools.length >= 5, tools.map((t) => t.name).join(', '));
@@ -110,6 +111,17 @@ describe('the bridge forwards a session both ways', () => {
     assert.equal(asked.length, 1, 'asked once');
     assert.notEqual(result.isError, true, JSON.stringify(result));
     assert.deepEqual(result.structuredContent, { message: 'hi there' });
+    approve = false;
+    try {
+      await assert.rejects(client.callTool({ name: await nameOf('echo'), arguments: { message: 'no' } }), (err: Error) => {
+        assert.match(err.message, /^MCP error -32602: mcp:fx\.echo was not run: .*declined/);
+        assert.doesNotMatch(err.message, /MCP error.*MCP error/, 'the host\'s refusal as it said it');
+        return true;
+      });
+    } finally {
+      approve = true;
+    }
+    assert.equal(asked.length, 2);
   });
 
   test('progress reaches the client under its own token; log messages at the level it set', async () => {
@@ -143,7 +155,7 @@ describe('the bridge forwards a session both ways', () => {
     assert.ok(listChanged > before);
     const result = await client.callTool({ name: await nameOf('echo'), arguments: { message: 'after restart' } });
     assert.deepEqual(result.structuredContent, { message: 'after restart' });
-    assert.equal(asked.length, 2);
+    assert.equal(asked.length, 3);
     assert.match(stderr, /reconnected to http:\/\/127\.0\.0\.1:\d+\/mcp/);
     assert.doesNotMatch(stderr, new RegExp(KEY));
   });
@@ -164,30 +176,13 @@ describe('what a person sees when the bridge cannot work: one line', () => {
     assert.doesNotMatch(stderr, /\n\s+at |Error:/, 'no stack');
   };
 
-  test('a refused credential', async () => {
-    const { code, stderr } = await connectFails(['--url', `${host.url}/mcp`, '--token-env', 'T'], { T: 'wrong-key-81d3' });
-    assert.equal(code, 1);
-    oneLine(stderr);
-    assert.match(stderr, /refused the credential \(401/);
-    assert.doesNotMatch(stderr, /wrong-key-81d3/);
-  });
-
-  test('a host that is not running, and a variable that is not set', async () => {
+  test('a refused credential, a host not running, an unset variable, a server of another MCP protocol version', async () => {
     const stopped = createServer();
     stopped.listen(0, '127.0.0.1');
     await once(stopped, 'listening');
     const freePort = (stopped.address() as AddressInfo).port;
     stopped.close();
-    const down = await connectFails(['--url', `http://127.0.0.1:${freePort}/mcp`]);
-    assert.equal(down.code, 1);
-    oneLine(down.stderr);
-    assert.match(down.stderr, /cannot reach toolhost at http:\/\/127\.0\.0\.1:\d+\/mcp \(ECONNREFUSED\)/);
-    const unset = await connectFails(['--url', `${host.url}/mcp`, '--token-env', 'TOOLHOST_NOT_SET_ANYWHERE']);
-    oneLine(unset.stderr);
-    assert.match(unset.stderr, /TOOLHOST_NOT_SET_ANYWHERE \(--token-env\) is not set/);
-  });
-
-  test('a server of another MCP protocol version', async () => {
+    // The injected fault: a server that answers initialize with a protocol version no SDK knows.
     const other = createServer((req, res) => {
       let body = '';
       req.on('data', (d) => (body += d));
@@ -200,10 +195,22 @@ describe('what a person sees when the bridge cannot work: one line', () => {
     other.listen(0, '127.0.0.1');
     await once(other, 'listening');
     try {
-      const { code, stderr } = await connectFails(['--url', `http://127.0.0.1:${(other.address() as AddressInfo).port}/mcp`]);
-      assert.equal(code, 1);
-      oneLine(stderr);
-      assert.match(stderr, /MCP protocol version this bridge does not \(1999-01-01\)/);
+      // Side by side: each is a process start.
+      const [refused, down, unset, version] = await Promise.all([
+        connectFails(['--url', `${host.url}/mcp`, '--token-env', 'T'], { T: 'wrong-key-81d3' }),
+        connectFails(['--url', `http://127.0.0.1:${freePort}/mcp`]),
+        connectFails(['--url', `${host.url}/mcp`, '--token-env', 'TOOLHOST_NOT_SET_ANYWHERE']),
+        connectFails(['--url', `http://127.0.0.1:${(other.address() as AddressInfo).port}/mcp`]),
+      ]);
+      for (const r of [refused, down, unset, version]) {
+        assert.equal(r.code, 1, r.stderr);
+        oneLine(r.stderr);
+      }
+      assert.match(refused.stderr, /refused the credential \(401/);
+      assert.doesNotMatch(refused.stderr, /wrong-key-81d3/);
+      assert.match(down.stderr, /cannot reach toolhost at http:\/\/127\.0\.0\.1:\d+\/mcp \(ECONNREFUSED\)/);
+      assert.match(unset.stderr, /TOOLHOST_NOT_SET_ANYWHERE \(--token-env\) is not set/);
+      assert.match(version.stderr, /MCP protocol version this bridge does not \(1999-01-01\)/);
     } finally {
       other.close();
     }

@@ -148,12 +148,22 @@ async function forward<T extends AnySchema>(upstream: Upstream, req: Request, sc
     try {
       return await client.request({ method: req.method, params } as never, schema, { signal: extra.signal, onprogress, timeout: FORWARD_TIMEOUT_MS });
     } catch (err) {
-      if (extra.signal.aborted || !sessionGone(err)) throw err;
+      if (extra.signal.aborted || !sessionGone(err)) throw passOn(err);
       upstream.lost(client, networkCode(err) ?? 'the host no longer knows the session');
       if (attempt === 0 && (idempotent || notDelivered(err))) continue;
       throw new McpError(ErrorCode.InternalError, 'the connection to toolhost was lost during this request; it may have run (reconnecting)');
     }
   }
+}
+
+/**
+ * The host's own JSON-RPC error as it sent it: a plain Error with the code
+ * (the SDK sends a thrown error's code and message), since an McpError's
+ * message carries an "MCP error N:" prefix the client would add once more.
+ */
+function passOn(err: unknown): unknown {
+  if (!(err instanceof McpError)) return err;
+  return Object.assign(new Error(err.message.replace(/^MCP error -?\d+: /, '')), { code: err.code, data: err.data });
 }
 
 function toMcpError(err: unknown): McpError {
