@@ -1,6 +1,7 @@
 // `toolhost connect`, end to end: the SDK's stdio client spawns the compiled
 // bridge (`node bin/toolhost.js connect`) against a real host on loopback,
-// with the credential in an environment variable; lists, calls a tool that
+// as the Claude Desktop entry of `toolhost clients` says, with the credential
+// in an environment variable; lists, calls a tool that
 // needs approval (answered through the bridge), gets progress and log
 // messages, cancels a running call, and keeps working across a host restart
 // on the same port (the bridge re-initializes and announces list_changed).
@@ -18,6 +19,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import pino from 'pino';
 import { hashApiKey } from '../../src/auth/api-keys.js';
+import { clientConfigs } from '../../src/cli/clients-command.js';
 import { serve, type RunningServer } from '../../src/host/serve.js';
 import { storedEvents } from '../helpers/event-store.js';
 import { tempDir, writeConfig } from '../helpers/server.js';
@@ -55,10 +57,14 @@ before(async () => {
   );
   host = await startHost(0);
   port = Number(new URL(host.url).port);
+  // Spawned exactly as `toolhost clients` tells Claude Desktop to, the key in its env block.
+  const desktop = clientConfigs({ url: `${host.url}/mcp`, tokenEnv: 'TOOLHOST_TEST_TOKEN', name: 'toolhost', bin: BIN }).find((c) => c.id === 'claude-desktop')!;
+  const entry = (desktop.value as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers.toolhost!;
+  assert.ok(!entry.args.includes(KEY));
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'connect', '--url', `${host.url}/mcp`, '--token-env', 'TOOLHOST_TEST_TOKEN'],
-    env: { ...(process.env as Record<string, string>), TOOLHOST_TEST_TOKEN: KEY },
+    command: entry.command,
+    args: entry.args,
+    env: { ...(process.env as Record<string, string>), ...entry.env, TOOLHOST_TEST_TOKEN: KEY },
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (d: Buffer) => void (stderr += d.toString()));

@@ -133,11 +133,13 @@ function sessionGone(err: unknown): boolean {
 async function forward<T extends AnySchema>(upstream: Upstream, req: Request, schema: T, extra: Extra, idempotent: boolean) {
   const { progressToken, ...meta } = (req.params?._meta ?? {}) as { progressToken?: string | number };
   const params = { ...req.params, _meta: Object.keys(meta).length > 0 ? meta : undefined };
+  let told: Promise<void> | undefined;
   const onprogress =
     progressToken === undefined
       ? undefined
-      : (p: { progress: number; total?: number; message?: string }) =>
-          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } }).catch(() => undefined);
+      : (p: { progress: number; total?: number; message?: string }) => {
+          told = extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } }).catch(() => undefined);
+        };
   for (let attempt = 0; ; attempt++) {
     let client: Client;
     try {
@@ -146,7 +148,10 @@ async function forward<T extends AnySchema>(upstream: Upstream, req: Request, sc
       throw toMcpError(err);
     }
     try {
-      return await client.request({ method: req.method, params } as never, schema, { signal: extra.signal, onprogress, timeout: FORWARD_TIMEOUT_MS });
+      const result = await client.request({ method: req.method, params } as never, schema, { signal: extra.signal, onprogress, timeout: FORWARD_TIMEOUT_MS });
+      // The SDK's client drops progress read in one chunk with the answer: the answer goes a turn of the event loop after the last report.
+      if (told) await told.then(() => new Promise((resolve) => setImmediate(resolve)));
+      return result;
     } catch (err) {
       if (extra.signal.aborted || !sessionGone(err)) throw passOn(err);
       upstream.lost(client, networkCode(err) ?? 'the host no longer knows the session');
