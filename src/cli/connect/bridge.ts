@@ -25,11 +25,13 @@ import {
   ListToolsResultSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  ProgressNotificationSchema,
   RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
   ToolListChangedNotificationSchema,
   type ClientCapabilities,
   type Notification,
+  type ProgressNotification,
   type Request,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -69,6 +71,7 @@ function forwardedCapabilities(caps: ClientCapabilities | undefined): ClientCapa
 /** Checks the host (one line on failure, thrown as BridgeError), then serves stdio until the client goes. */
 export async function startBridge(options: BridgeOptions): Promise<RunningBridge> {
   let server: Server | undefined;
+  const progress: ProgressRoutes = new Map();
   const upstream = new Upstream({
     url: options.url,
     credential: options.credential,
@@ -76,14 +79,14 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     backoff: options.backoff,
     onNotice: options.notice,
     onReconnected: () => void server?.sendToolListChanged().catch(() => undefined),
-    wire: (client, caps) => wireClient(client, caps, () => server),
+    wire: (client, caps) => wireClient(client, caps, () => server, progress),
   });
   const host = await upstream.connect({});
   server = new Server(
     { name: 'toolhost-connect', version: options.version },
     { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: host.instructions },
   );
-  wireServer(server, upstream);
+  wireServer(server, upstream, progress);
   const closed = new Promise<void>((resolve) => {
     server!.onclose = () => void upstream.close().finally(resolve);
   });
@@ -95,7 +98,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
 }
 
 /** What the host sends during a call goes to the client behind the bridge. */
-function wireClient(client: Client, caps: ClientCapabilities, server: () => Server | undefined): void {
+function wireClient(client: Client, caps: ClientCapabilities, server: () => Server | undefined, progress: ProgressRoutes): void {
   const down = <T extends AnySchema>(req: Request, schema: T, extra: { signal: AbortSignal }) => {
     const s = server();
     if (!s) throw new McpError(ErrorCode.InternalError, 'the client behind the bridge is not connected yet');
@@ -104,15 +107,17 @@ function wireClient(client: Client, caps: ClientCapabilities, server: () => Serv
   if (caps.elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => down(req, ElicitResultSchema, extra));
   if (caps.sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => down(req, CreateMessageResultSchema, extra));
   if (caps.roots) client.setRequestHandler(ListRootsRequestSchema, (req, extra) => down(req, ListRootsResultSchema, extra));
+  // Replaces the SDK's own progress dispatch (by its request ids) with the client's tokens.
+  client.setNotificationHandler(ProgressNotificationSchema, (n) => progress.get(n.params.progressToken)?.(n.params));
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void server()?.sendToolListChanged().catch(() => undefined));
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void server()?.notification(n).catch(() => undefined));
 }
 
 /** Requests of the client go up to the host. */
-function wireServer(server: Server, upstream: Upstream): void {
-  server.setRequestHandler(ListToolsRequestSchema, (req, extra) => forward(upstream, req, ListToolsResultSchema, extra, true));
-  server.setRequestHandler(CallToolRequestSchema, (req, extra) => forward(upstream, req, CallToolResultSchema, extra, false));
-  server.setRequestHandler(SetLevelRequestSchema, (req, extra) => forward(upstream, req, EmptyResultSchema, extra, true));
+function wireServer(server: Server, upstream: Upstream, progress: ProgressRoutes): void {
+  server.setRequestHandler(ListToolsRequestSchema, (req, extra) => forward(upstream, progress, req, ListToolsResultSchema, extra, true));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => forward(upstream, progress, req, CallToolResultSchema, extra, false));
+  server.setRequestHandler(SetLevelRequestSchema, (req, extra) => forward(upstream, progress, req, EmptyResultSchema, extra, true));
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
     const client = await upstream.client().catch(() => undefined);
     await client?.sendRootsListChanged().catch(() => undefined);
@@ -130,16 +135,30 @@ function sessionGone(err: unknown): boolean {
   return networkCode(err) !== undefined || (err as { code?: unknown }).code === 404;
 }
 
-async function forward<T extends AnySchema>(upstream: Upstream, req: Request, schema: T, extra: Extra, idempotent: boolean) {
-  const { progressToken, ...meta } = (req.params?._meta ?? {}) as { progressToken?: string | number };
-  const params = { ...req.params, _meta: Object.keys(meta).length > 0 ? meta : undefined };
+/**
+ * Progress reports by the client's own token: the token goes up unchanged and
+ * the reports come back through this table, not through the SDK's per-request
+ * progress callbacks, which drop reports that arrive in one read with the answer.
+ */
+export type ProgressRoutes = Map<string | number, (params: ProgressNotification['params']) => void>;
+
+async function forward<T extends AnySchema>(upstream: Upstream, progress: ProgressRoutes, req: Request, schema: T, extra: Extra, idempotent: boolean) {
+  const progressToken = (req.params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
+  const params = req.params;
   let told: Promise<void> | undefined;
-  const onprogress =
-    progressToken === undefined
-      ? undefined
-      : (p: { progress: number; total?: number; message?: string }) => {
-          told = extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } }).catch(() => undefined);
-        };
+  if (progressToken !== undefined) {
+    progress.set(progressToken, (p) => {
+      told = extra.sendNotification({ method: 'notifications/progress', params: p }).catch(() => undefined);
+    });
+  }
+  try {
+    return await forwardOnce(upstream, { method: req.method, params }, schema, extra, idempotent, () => told);
+  } finally {
+    if (progressToken !== undefined) progress.delete(progressToken);
+  }
+}
+
+async function forwardOnce<T extends AnySchema>(upstream: Upstream, req: Request, schema: T, extra: Extra, idempotent: boolean, told: () => Promise<void> | undefined) {
   for (let attempt = 0; ; attempt++) {
     let client: Client;
     try {
@@ -148,9 +167,10 @@ async function forward<T extends AnySchema>(upstream: Upstream, req: Request, sc
       throw toMcpError(err);
     }
     try {
-      const result = await client.request({ method: req.method, params } as never, schema, { signal: extra.signal, onprogress, timeout: FORWARD_TIMEOUT_MS });
+      const result = await client.request(req as never, schema, { signal: extra.signal, timeout: FORWARD_TIMEOUT_MS });
       // The SDK's client drops progress read in one chunk with the answer: the answer goes a turn of the event loop after the last report.
-      if (told) await told.then(() => new Promise((resolve) => setImmediate(resolve)));
+      const last = told();
+      if (last) await last.then(() => new Promise((resolve) => setImmediate(resolve)));
       return result;
     } catch (err) {
       if (extra.signal.aborted || !sessionGone(err)) throw passOn(err);
