@@ -112,6 +112,34 @@ program
   });
 
 program
+  .command('connect')
+  .description('serve MCP on stdio and forward it to a toolhost /mcp endpoint (for clients that can only spawn a command)')
+  .requiredOption('--url <url>', 'the toolhost MCP endpoint, e.g. http://127.0.0.1:8080/mcp')
+  .option('--token-env <name>', 'environment variable holding the bearer credential')
+  .option('--token-file <file>', 'file holding the bearer credential (re-read at every reconnect)')
+  .action(async (opts: { url: string; tokenEnv?: string; tokenFile?: string }) => {
+    const { runConnect } = await import('./connect-command.js');
+    await runConnect(opts, packageJson.version);
+  });
+
+program
+  .command('clients')
+  .description('print ready-to-paste configuration for Claude Desktop, Claude Code, Cursor, VS Code, Codex and Windsurf')
+  .option('--url <url>', 'the toolhost MCP endpoint', 'http://127.0.0.1:8080/mcp')
+  .option('--token-env <name>', 'the environment variable that holds the credential', 'TOOLHOST_TOKEN')
+  .option('--name <name>', "the server's name in each client", 'toolhost')
+  .addOption(new Option('--client <id>', 'only this client').choices(['claude-desktop', 'claude-code', 'cursor', 'vscode', 'codex', 'windsurf']))
+  .option('--json', 'print the configurations as one JSON document')
+  .action(async (opts: { url: string; tokenEnv: string; name: string; client?: string; json?: boolean }) => {
+    const [{ clientConfigs, renderClients }, { ENV_NAME_PATTERN }] = await Promise.all([import('./clients-command.js'), import('../util/secret-ref.js')]);
+    if (!/^https?:\/\//.test(opts.url) || !URL.canParse(opts.url)) fail('--url must be an http:// or https:// URL, e.g. https://tools.example.com/mcp');
+    if (!ENV_NAME_PATTERN.test(opts.tokenEnv)) fail('--token-env must be an environment variable name');
+    if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(opts.name)) fail('--name must start with a letter and hold only letters, digits, - and _ (at most 64)');
+    const configs = clientConfigs(opts).filter((c) => opts.client === undefined || c.id === opts.client);
+    process.stdout.write(opts.json ? `${JSON.stringify(configs, null, 2)}\n` : renderClients(configs));
+  });
+
+program
   .command('validate')
   .description('check a config as serve would, report what would pass silently, and print per tenant how many tools each source contributes')
   .requiredOption('--config <file>', 'config file (YAML or JSON)')
