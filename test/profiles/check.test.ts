@@ -56,7 +56,7 @@ test('openai-strict: each published rule has a schema that breaks it', () => {
 });
 
 test('gemini: the published example passes; each rule has a schema that breaks it', () => {
-  const good = { type: 'OBJECT', properties: { param1: { type: 'STRING' }, param2: { type: 'INTEGER', format: 'int32' }, when: { type: 'string', format: 'date-time', nullable: true }, color: { type: 'string', enum: ['red', 'blue'] }, tags: { type: 'array', items: { type: 'string' }, maxItems: 3 } }, required: ['param1'] };
+  const good = { type: 'OBJECT', properties: { either: { anyOf: [{ type: 'string' }, { type: 'boolean', nullable: true }] }, param1: { type: 'STRING' }, param2: { type: 'INTEGER', format: 'int32' }, when: { type: 'string', format: 'date-time', nullable: true }, color: { type: 'string', enum: ['red', 'blue'] }, tags: { type: 'array', items: { type: 'string' }, maxItems: 3 } }, required: ['param1'] };
   assert.deepEqual(rulesOf('gemini', good), []);
   const cases: Array<[string, unknown, RegExp]> = [
     ['root not an object', { type: 'string' }, /type OBJECT/],
@@ -65,7 +65,7 @@ test('gemini: the published example passes; each rule has a schema that breaks i
     ['no type', { type: 'object', properties: { a: { description: 'x' } } }, /exactly one type/],
     ['integer enum', { type: 'object', properties: { a: { type: 'integer', enum: [1, 2] } } }, /enum holds strings/],
     ['unsupported format', { type: 'object', properties: { a: { type: 'string', format: 'uuid' } } }, /format "uuid"/],
-    ['anyOf', { type: 'object', properties: { a: { anyOf: [{ type: 'string' }] } } }, /"anyOf" is not part/],
+    ['anyOf branch without a type', { type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { description: 'x' }] } } }, /exactly one type/],
     ['const', { type: 'object', properties: { a: { type: 'string', const: 'x' } } }, /"const" is not part/],
     ['$ref', { type: 'object', properties: { a: { $ref: '#/x' } } }, /"\$ref" is not part/],
     ['exclusiveMinimum', { type: 'object', properties: { a: { type: 'number', exclusiveMinimum: 0 } } }, /"exclusiveMinimum" is not part/],

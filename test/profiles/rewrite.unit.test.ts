@@ -91,8 +91,9 @@ test('gemini: one type with nullable, string enums only, no additionalProperties
   const f = forth(a, p.plan);
   assert.deepEqual(f, { path: 'x', dry_run: true, labels: [{ key: 'k', value: 'v' }] });
   assert.deepEqual(back(f, p.plan), a);
-  const multi = profileSchema('gemini', { type: 'object', properties: { v: { type: ['string', 'integer'] } } } as never);
-  assert.ok(multi.breaks.some((b) => b.path === '/properties/v/type'));
+  const multi = profileSchema('gemini', { type: 'object', properties: { v: { type: ['string', 'integer', 'null'] }, any: {} } } as never);
+  assert.deepEqual((multi.schema.properties as Record<string, unknown>).v, { anyOf: [{ type: 'string', nullable: true }, { type: 'integer', nullable: true }] });
+  assert.ok(multi.breaks.some((b) => b.path === '/properties/any/type'), JSON.stringify(multi.breaks));
 });
 
 test('anthropic: the compact schema with its required list and additionalProperties, nothing to translate', () => {

@@ -114,7 +114,10 @@ function checkGemini(schema: unknown): Breach[] {
     if (!isPlainObject(s)) return void out.push({ path, rule: 'every schema must be a Schema object' });
     for (const k of Object.keys(s)) if (!GEMINI.keywords.has(k)) out.push({ path: at(path, k), rule: `field "${k}" is not part of the Schema object` });
     const type = typeName(s.type);
-    if (type === undefined || !GEMINI.types.has(type)) out.push({ path: at(path, 'type'), rule: 'every schema needs exactly one type (STRING, NUMBER, INTEGER, BOOLEAN, ARRAY, OBJECT)' });
+    if (Array.isArray(s.anyOf)) {
+      if (path === '') out.push({ path: at(path, 'anyOf'), rule: 'parameters must be a schema of type OBJECT' });
+      s.anyOf.forEach((b, i) => visit(b, at(at(path, 'anyOf'), String(i)), nested));
+    } else if (type === undefined || !GEMINI.types.has(type)) out.push({ path: at(path, 'type'), rule: 'every schema needs exactly one type (STRING, NUMBER, INTEGER, BOOLEAN, ARRAY, OBJECT)' });
     if ('nullable' in s && typeof s.nullable !== 'boolean') out.push({ path: at(path, 'nullable'), rule: 'nullable must be a boolean' });
     if ('enum' in s && (type !== 'string' || !Array.isArray(s.enum) || !s.enum.every((v) => typeof v === 'string'))) out.push({ path: at(path, 'enum'), rule: 'enum holds strings, on a STRING schema' });
     if (typeof s.format === 'string' && !(GEMINI.formats[type ?? '']?.has(s.format) ?? false)) out.push({ path: at(path, 'format'), rule: `format "${s.format}" is not supported for ${type ?? 'this type'}` });

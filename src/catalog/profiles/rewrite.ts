@@ -79,12 +79,9 @@ export class StrictRewriter {
       const b = branches[0];
       return { schema: nullable ? this.nullable(b.schema, path) : b.schema, plan: b.plan };
     }
-    if (!this.openai) {
-      this.note(path, `several types (${groups.length}): Gemini takes one type per schema, so the type is left open`);
-      return this.any(s);
-    }
-    const anyOf = branches.map((b) => b.schema);
-    if (nullable) anyOf.push({ type: 'null' });
+    // Several types: one anyOf branch per type (null joins as a branch, or as each branch's `nullable` for Gemini).
+    const anyOf = branches.map((b) => (nullable && !this.openai ? this.nullable(b.schema, path) : b.schema));
+    if (nullable && this.openai) anyOf.push({ type: 'null' });
     const objectPlan = branches[groups.indexOf(K_OBJ)]?.plan;
     const arrayPlan = branches[groups.indexOf(K_ARR)]?.plan;
     const plan: Plan = (objectPlan && !isSame(objectPlan)) || (arrayPlan && !isSame(arrayPlan))

@@ -31,7 +31,7 @@ export const GEMINI = {
   types: new Set(['string', 'number', 'integer', 'boolean', 'object', 'array']),
   keywords: new Set([
     'type', 'format', 'title', 'description', 'nullable', 'enum', 'properties', 'required', 'items',
-    'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'minProperties', 'maxProperties',
+    'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'minProperties', 'maxProperties', 'anyOf',
   ]),
   formats: { string: new Set(['enum', 'date-time']), number: new Set(['float', 'double']), integer: new Set(['int32', 'int64']) } as Record<string, ReadonlySet<string>>,
   /** Parameter names: a letter or underscore, then letters, digits, underscores; at most 64. */

@@ -15,6 +15,7 @@ export function geminiAsJsonSchema(s: unknown): unknown {
     if (k === 'nullable' || (k === 'format' && v === 'enum')) continue;
     if (k === 'properties' && isPlainObject(v)) out.properties = Object.fromEntries(Object.entries(v).map(([n, x]) => [n, geminiAsJsonSchema(x)]));
     else if (k === 'items') out.items = geminiAsJsonSchema(v);
+    else if (k === 'anyOf' && Array.isArray(v)) out.anyOf = v.map(geminiAsJsonSchema);
     else if (k === 'type' && typeof v === 'string') out.type = v.toLowerCase();
     else out[k] = v;
   }
