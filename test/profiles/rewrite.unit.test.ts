@@ -103,3 +103,13 @@ test('anthropic: the compact schema with its required list and additionalPropert
   assert.equal(p.schema.additionalProperties, false);
   assert.deepEqual(p.plan, { kind: 'same' });
 });
+
+test('back bounds the nesting of what a client sends (no stack exhaustion)', () => {
+  const p = profileSchema('openai-strict', { type: 'object', properties: { data: {} }, required: ['data'] } as never);
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  assert.throws(() => back({ data: deep, additional_properties: [] }, p.plan), (e: unknown) => e instanceof BackError && /nested deeper than 256 levels/.test(e.rule));
+  let ok: unknown = 1;
+  for (let i = 0; i < 200; i++) ok = [ok];
+  assert.deepEqual(back({ data: ok, additional_properties: [] }, p.plan), { data: ok });
+});

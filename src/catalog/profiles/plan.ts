@@ -46,6 +46,9 @@ export class BackError extends Error {
   }
 }
 
+/** How deep back follows arguments (any JSON value may nest; nothing real nests this deep). */
+export const MAX_BACK_DEPTH = 256;
+const depthOf = (path: string): number => path.split('/').length - 1;
 const at = (path: string, key: string | number): string => `${path}/${escapePointerSegment(String(key))}`;
 
 export function isSame(p: Plan): boolean {
@@ -91,6 +94,8 @@ export function forth(value: unknown, plan: Plan): unknown {
 
 /** What a model sent, in the tool's form; throws BackError where it cannot be mapped. */
 export function back(value: unknown, plan: Plan, path = ''): unknown {
+  // Arguments come from a client: their nesting is bounded before it can exhaust the stack.
+  if (path.length > MAX_BACK_DEPTH && depthOf(path) > MAX_BACK_DEPTH) throw new BackError(path.slice(0, 200), `nested deeper than ${MAX_BACK_DEPTH} levels`);
   switch (plan.kind) {
     case 'same':
       return value;
