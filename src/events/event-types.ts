@@ -34,11 +34,14 @@ export const SESSION_OUTCOMES: readonly SessionOutcome[] = ['completed', 'failed
 export const RETURN_STATUSES = ['ok', 'error', 'invalid', 'invalid_output', 'refused', 'timeout', 'cancelled'] as const;
 export type ReturnStatus = (typeof RETURN_STATUSES)[number];
 
-type FieldKind = 'id' | 'status' | 'outcome' | 'duration';
+type FieldKind = 'id' | 'status' | 'outcome' | 'duration' | 'profile?';
+
+/** The provider profiles a call's arguments may come in (docs/compact-view.md). */
+const PROFILES: readonly string[] = ['openai-strict', 'gemini', 'anthropic'];
 
 /** The whole payload of each event type: exactly these keys, nothing else. */
 const PAYLOAD_SHAPE: Readonly<Record<ToolEventType, Readonly<Record<string, FieldKind>>>> = {
-  'tool.session.opened': { sessionId: 'id', toolId: 'id' },
+  'tool.session.opened': { sessionId: 'id', toolId: 'id', profile: 'profile?' },
   'agent.toolCalled': { sessionId: 'id', toolId: 'id', callId: 'id' },
   'agent.toolReturned': { sessionId: 'id', toolId: 'id', callId: 'id', status: 'status', durationMs: 'duration' },
   'tool.session.closed': { sessionId: 'id', toolId: 'id', outcome: 'outcome' },
@@ -60,6 +63,7 @@ function checkPayload(type: ToolEventType, sessionId: string, payload: Record<st
   }
   for (const [key, kind] of Object.entries(shape)) {
     const value = payload[key];
+    if (value === undefined && kind === 'profile?') continue;
     if (value === undefined) throw new TypeError(`${type} payload needs "${key}"`);
     switch (kind) {
       case 'id':
@@ -70,6 +74,9 @@ function checkPayload(type: ToolEventType, sessionId: string, payload: Record<st
         break;
       case 'outcome':
         if (!(SESSION_OUTCOMES as readonly unknown[]).includes(value)) throw new TypeError(`${type} payload.${key} must be one of ${SESSION_OUTCOMES.join(', ')}`);
+        break;
+      case 'profile?':
+        if (!PROFILES.includes(value as string)) throw new TypeError(`${type} payload.${key} must be one of ${PROFILES.join(', ')}`);
         break;
       case 'duration':
         if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`${type} payload.${key} must be a finite number >= 0`);

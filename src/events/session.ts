@@ -58,10 +58,10 @@ export class ToolSession {
     this.sessionId = randomUUID();
   }
 
-  /** Starts a session for `toolId` (the tool the agent called), with `tool.session.opened` buffered. */
-  static open(log: EventStore, who: { tenant: string; principal: string }, toolId: string): ToolSession {
+  /** Starts a session for `toolId` (the tool the agent called), with `tool.session.opened` buffered (and the provider profile its arguments came in, if any). */
+  static open(log: EventStore, who: { tenant: string; principal: string }, toolId: string, profile?: string): ToolSession {
     const session = new ToolSession(log, { tenant: who.tenant, principal: who.principal }, toolId);
-    session.add('tool.session.opened', { sessionId: session.sessionId, toolId });
+    session.add('tool.session.opened', profile === undefined ? { sessionId: session.sessionId, toolId } : { sessionId: session.sessionId, toolId, profile });
     return session;
   }
 

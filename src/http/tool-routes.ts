@@ -9,6 +9,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
+import { profileListBody, profiledTool } from '../catalog/profiles/profiled.js';
+import { PROFILE_IDS, type ProfileId, isProfileId } from '../catalog/profiles/rules.js';
 import { ContractError } from '../contract/errors.js';
 import type { HttpDeps } from './deps.js';
 import { callerOf } from './auth-hook.js';
@@ -23,6 +25,19 @@ const PREFIX_LENGTH = '/tools/'.length;
 function wantsCompact(request: FastifyRequest): boolean {
   return (request.query as Record<string, unknown> | undefined)?.view === 'compact';
 }
+
+/**
+ * The provider profile of a compact request (docs/compact-view.md "Provider
+ * profiles"): undefined without one (or outside the compact view), null when
+ * it names no profile (answered 400).
+ */
+function profileOf(request: FastifyRequest): ProfileId | undefined | null {
+  const p = (request.query as Record<string, unknown> | undefined)?.profile;
+  if (p === undefined || !wantsCompact(request)) return undefined;
+  return isProfileId(p) ? p : null;
+}
+
+const UNKNOWN_PROFILE = `profile must be one of ${PROFILE_IDS.join(', ')}`;
 
 /** The toolId from the raw path, percent-decoded once (ids may hold `:` `/` `.`). */
 export function toolIdFromUrl(url: string): string {
@@ -71,8 +86,11 @@ const GATE_INLINE = { config: { protocolGateInline: true } };
 export function registerToolRoutes(app: FastifyInstance, deps: HttpDeps): void {
   app.get('/tools', GATE_INLINE, (request, reply) =>
     withPrincipal(request, reply, deps, (principal) => {
+      const profile = profileOf(request);
+      if (profile === null) return sendError(reply, 'validation_error', UNKNOWN_PROFILE);
       const snapshot = deps.store.current();
       const view = snapshot.viewFor(principal);
+      if (profile !== undefined) return sendBody(request, reply, profileListBody(view, profile));
       if (!wantsCompact(request)) return sendBody(request, reply, view.standard);
       // Still being compacted after a start: answered once it is (docs/benchmarks.md "Cold start").
       const compacting = snapshot.whenCompacted();
@@ -82,8 +100,11 @@ export function registerToolRoutes(app: FastifyInstance, deps: HttpDeps): void {
 
   app.get('/tools/*', GATE_INLINE, (request, reply) =>
     withPrincipal(request, reply, deps, (principal) => {
+      const profile = profileOf(request);
+      if (profile === null) return sendError(reply, 'validation_error', UNKNOWN_PROFILE);
       const entry = deps.store.current().lookup(principal, toolIdFromUrl(request.url));
       if (!entry) return sendError(reply, 'not_found', NOT_FOUND_MESSAGE);
+      if (profile !== undefined) return sendBody(request, reply, profiledTool(entry.tool.descriptor, profile).body);
       const body: Body = wantsCompact(request) ? entry.compact : entry.standard;
       return sendBody(request, reply, body);
     }),

@@ -13,8 +13,10 @@ import type { SessionOutcome } from '../events/event-types.js';
 import { CallAbort, errorResult, type CallStatus, type DispatchOutcome } from '../sources/call-result.js';
 import type { CallRelay } from '../sources/raw-tool.js';
 import { argumentProblem } from './arguments.js';
+import { profileArguments } from './profile-arguments.js';
 import type { ApprovalAnswer, ApprovalPrompt, InvokeDeps } from './types.js';
 import { invokeInScope, type CallScope } from './workflow-runner.js';
+import type { ProfileId } from '../catalog/profiles/rules.js';
 
 /** A call refused before it ran; the MCP layer turns it into a protocol error. */
 export class CallRefused extends Error {
@@ -37,6 +39,8 @@ export interface CallRequest {
   approve: ApprovalPrompt;
   /** Progress, log messages and upstream requests of the call, for the client that made it. */
   relay?: CallRelay;
+  /** The provider profile the arguments come in (docs/compact-view.md "Arguments translated back"). */
+  profile?: ProfileId;
 }
 
 /**
@@ -97,7 +101,7 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
   // What an agent asks for is free text: an unmatched name (unknown or invisible alike) is logged as a fixed placeholder, never echoed.
   const toolId = entry?.tool.descriptor.toolId ?? UNKNOWN_TOOL;
   if (entry) Object.assign(observed, { toolId, source: entry.tool.descriptor.source, tier: entry.tool.descriptor.safetyTier });
-  const session = deps.events ? ToolSession.open(deps.events, { tenant: req.principal.tenant, principal: req.principal.id }, toolId) : undefined;
+  const session = deps.events ? ToolSession.open(deps.events, { tenant: req.principal.tenant, principal: req.principal.id }, toolId, req.profile) : undefined;
   const started = performance.now();
   // For refusals before dispatch: one call/return pair, so the bracket is always
   // complete; committed before the refusal is answered (nothing ran: no write-ahead record).
@@ -113,7 +117,8 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
     await refuse('refused');
     throw new CallRefused('unknown_tool', `Unknown tool: ${req.requested.slice(0, 128)}`);
   }
-  const problem = argumentProblem(entry, req.args);
+  const translated = req.profile === undefined ? { args: req.args } : profileArguments(entry.tool.descriptor, req.profile, req.args);
+  const problem = translated.problem ?? argumentProblem(entry, translated.args);
   if (problem) {
     // A tool error, not a protocol error: the model reads it and can correct its call.
     await refuse('invalid');
@@ -130,7 +135,7 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
     }
   }
 
-  const args = req.args as Record<string, unknown>;
+  const args = translated.args as Record<string, unknown>;
   const scope: CallScope = { deps, snapshot, caller: req.principal, session, signal: req.signal, depth: 0, relay: req.relay };
   let outcome: DispatchOutcome;
   try {

@@ -34,6 +34,7 @@ import { DEFAULT_PAGE_SIZE, listPage } from './tool-listing.js';
 import { ReplicaSessions, type ReplicaOptions } from './replica-sessions.js';
 import { restoreInitialized } from './session-restore.js';
 import type { SessionState } from './session-token.js';
+import { PROFILE_IDS, type ProfileId, isProfileId } from '../catalog/profiles/rules.js';
 
 export interface FrontDoorOptions {
   authenticator: Authenticator;
@@ -173,7 +174,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   /** Sessions in search mode: their list is fixed, so a swap never changes it. */
   const searchServers = new WeakSet<Server>();
 
-  const buildServer = (compact: boolean, mode: McpMode, session: () => McpSession | undefined): Server => {
+  const buildServer = (compact: boolean, mode: McpMode, session: () => McpSession | undefined, profile?: ProfileId): Server => {
     const server = new Server({ name: IMPLEMENTATION.name, version: IMPLEMENTATION.version }, { capabilities: { tools: { listChanged: true }, logging: {} } });
     // The session's log level, read by each call's relay (one Server per session, so one level).
     const threshold: LogThreshold = { level: undefined };
@@ -186,7 +187,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     server.setRequestHandler(ListToolsRequestSchema, async (req, extra) => {
       if (search !== undefined) return { tools: [...SEARCH_MODE_TOOLS] };
       const view = deps.store.current().viewFor(callerOf(extra).principal);
-      return listPage(view, req.params?.cursor, pageSize, compact);
+      return listPage(view, req.params?.cursor, pageSize, compact, profile);
     });
     server.setRequestHandler(LooseCallToolRequestSchema, async (raw, extra) => {
       // The SDK has checked the params against CallToolRequest by now.
@@ -215,7 +216,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
         const approve = elicitationPrompt(server, { requestId: extra.requestId, signal }, approvalTimeoutMs);
         const { relay, finished } = callRelay(server, extra, { signal, threshold, requestTimeoutMs: approvalTimeoutMs });
         try {
-          return await callCatalogTool(deps, { principal, toolId, requested: params.name, args: params.arguments ?? {}, signal, approve, relay });
+          return await callCatalogTool(deps, { principal, toolId, requested: params.name, args: params.arguments ?? {}, signal, approve, relay, profile });
         } finally {
           await finished();
         }
@@ -248,12 +249,12 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     request: FastifyRequest,
     principal: Principal,
     identity: string,
-    choice: { compact: boolean; mode: McpMode },
+    choice: { compact: boolean; mode: McpMode; profile?: ProfileId },
     newId: () => string,
     restored?: { id: string; state: SessionState },
   ): Promise<{ transport: StreamableHTTPServerTransport; session?: McpSession }> => {
     let opened: McpSession | undefined;
-    const server = buildServer(choice.compact, choice.mode, () => opened);
+    const server = buildServer(choice.compact, choice.mode, () => opened, choice.profile);
     const add = (id: string): McpSession => {
       opened = { id, identity, principal, server, transport, compact: choice.compact, lastSeen: Date.now(), calls: 0 };
       sessions.add(opened);
@@ -357,8 +358,11 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
         if (asked !== undefined && !MCP_MODES.includes(asked as McpMode)) return rpcError(reply, 400, -32000, `Bad Request: mode must be one of ${MCP_MODES.join(', ')}`);
         const mode: McpMode = (asked as McpMode | undefined) ?? (options.searchTenants?.has(principal.tenant) ? 'search' : 'tools');
         if (mode === 'search' && options.search === undefined) return rpcError(reply, 400, -32000, 'Bad Request: search mode is not available on this host');
-        const newId = replicas === undefined ? () => randomUUID() : replicas.newId(identity, request.body, { compact, mode });
-        const { transport } = await openSession(request, principal, identity, { compact, mode }, newId);
+        const profile = query.profile;
+        if (profile !== undefined && !isProfileId(profile)) return rpcError(reply, 400, -32000, `Bad Request: profile must be one of ${PROFILE_IDS.join(', ')}`);
+        const choice = { compact, mode, ...(profile !== undefined ? { profile } : {}) };
+        const newId = replicas === undefined ? () => randomUUID() : replicas.newId(identity, request.body, choice);
+        const { transport } = await openSession(request, principal, identity, choice, newId);
         reply.raw.setHeader('openwop-version', PROTOCOL_VERSION);
         reply.hijack();
         await tracing.withSpan(requestSpan(request), () => transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body));

@@ -12,7 +12,6 @@
 // points of a request: naming a new session, finding a session it does not
 // hold, and just before and after handing a request to the session.
 import type { FastifyRequest } from 'fastify';
-import type { McpMode } from './search-mode.js';
 import { answersIn, type ReplicaBus, type ReplicaBusHandlers } from './replica-bus.js';
 import { negotiatedVersion } from './session-restore.js';
 import type { SessionState, SessionTokens } from './session-token.js';
@@ -51,7 +50,7 @@ export class ReplicaSessions {
   }
 
   /** The id generator of a session opened by this initialize request. */
-  newId(identity: string, initialize: unknown, choice: { compact: boolean; mode: McpMode }): () => string {
+  newId(identity: string, initialize: unknown, choice: Pick<SessionState, 'compact' | 'mode' | 'profile'>): () => string {
     const params = (initialize as { params: { protocolVersion?: unknown; capabilities: SessionState['capabilities']; clientInfo: SessionState['clientInfo'] } }).params;
     return () =>
       this.tokens.issue(identity, {

@@ -11,6 +11,7 @@
 // stay random UUIDs held in one process's memory.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { type ProfileId, isProfileId } from '../catalog/profiles/rules.js';
 import { MCP_MODES, type McpMode } from './search-mode.js';
 
 /** What a session is, as its id carries it. */
@@ -22,6 +23,8 @@ export interface SessionState {
   clientInfo: Implementation;
   mode: McpMode;
   compact: boolean;
+  /** The provider profile whose schemas the session lists and whose arguments it translates back (docs/compact-view.md). */
+  profile?: ProfileId;
   /** Issue time, seconds since the epoch. */
   issuedAt: number;
 }
@@ -50,6 +53,7 @@ interface Payload {
   i: { name: string; version: string };
   m: McpMode;
   k: boolean;
+  r?: ProfileId;
   t: number;
   n: string;
 }
@@ -85,6 +89,7 @@ export class SessionTokens {
       i: { name: bounded(state.clientInfo?.name), version: bounded(state.clientInfo?.version) },
       m: state.mode,
       k: state.compact,
+      ...(state.profile !== undefined ? { r: state.profile } : {}),
       t: state.issuedAt,
       n: randomBytes(12).toString('base64url'),
     };
@@ -112,7 +117,7 @@ export class SessionTokens {
     const tag = Buffer.from(payload.h, 'base64url');
     const mine = Buffer.from(this.identityTag(identity), 'base64url');
     if (tag.length !== mine.length || !timingSafeEqual(tag, mine)) return undefined;
-    return { protocolVersion: payload.p, capabilities: payload.c ?? {}, clientInfo: payload.i, mode: payload.m, compact: payload.k === true, issuedAt: payload.t };
+    return { protocolVersion: payload.p, capabilities: payload.c ?? {}, clientInfo: payload.i, mode: payload.m, compact: payload.k === true, ...(isProfileId(payload.r) ? { profile: payload.r } : {}), issuedAt: payload.t };
   }
 
   private sign(body: string): string {

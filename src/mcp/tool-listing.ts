@@ -9,13 +9,16 @@
 // which makes listing a large catalog slow; compact sessions want it small).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { compactRequired } from '../catalog/compact-descriptor.js';
+import { profiledTool } from '../catalog/profiles/profiled.js';
+import type { ProfileId } from '../catalog/profiles/rules.js';
 import type { CallerView, ToolEntry } from '../catalog/snapshot.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
 const EMPTY_OBJECT_SCHEMA = { type: 'object' as const, properties: {} };
 
-export function toMcpTool(entry: ToolEntry, name: string, compact: boolean): Tool {
+export function toMcpTool(entry: ToolEntry, name: string, compact: boolean, profile?: ProfileId): Tool {
   const d = entry.tool.descriptor;
+  if (profile !== undefined) return profiledMcpTool(entry, name, profile);
   // MCP requires a top-level object schema; the compact form always is one.
   const standard = d.inputSchema?.type === 'object' ? d.inputSchema : undefined;
   const inputSchema = (compact ? compactProfileSchema(entry) : standard ?? entry.compactDescriptor.inputSchema) ?? EMPTY_OBJECT_SCHEMA;
@@ -31,6 +34,21 @@ export function toMcpTool(entry: ToolEntry, name: string, compact: boolean): Too
   return tool;
 }
 
+/** A provider profile's tool: its schema and description, the marker in `_meta` (docs/compact-view.md "Provider profiles"). */
+function profiledMcpTool(entry: ToolEntry, name: string, profile: ProfileId): Tool {
+  const d = entry.tool.descriptor;
+  const p = profiledTool(d, profile).descriptor;
+  const tool: Tool = {
+    name,
+    inputSchema: (p.inputSchema ?? EMPTY_OBJECT_SCHEMA) as Tool['inputSchema'],
+    annotations: { ...(d.title !== undefined ? { title: d.title } : {}), ...d.annotations },
+    _meta: { 'toolhost/profile': p.profile },
+  };
+  if (d.title !== undefined) tool.title = d.title;
+  if (p.description !== undefined) tool.description = p.description;
+  return tool;
+}
+
 function compactProfileSchema(entry: ToolEntry): Record<string, unknown> | undefined {
   const schema = entry.compactDescriptor.inputSchema;
   if (schema === undefined) return undefined;
@@ -43,7 +61,7 @@ export function encodeCursor(toolId: string): string {
   return Buffer.from(toolId, 'utf8').toString('base64url');
 }
 
-export function listPage(view: CallerView, cursor: string | undefined, pageSize: number, compact: boolean): { tools: Tool[]; nextCursor?: string } {
+export function listPage(view: CallerView, cursor: string | undefined, pageSize: number, compact: boolean, profile?: ProfileId): { tools: Tool[]; nextCursor?: string } {
   const after = cursor === undefined ? undefined : Buffer.from(cursor, 'base64url').toString('utf8');
   const entries = view.entries;
   let start = 0;
@@ -60,7 +78,7 @@ export function listPage(view: CallerView, cursor: string | undefined, pageSize:
   }
   const page = entries.slice(start, start + pageSize);
   const names = view.mcpNames.byToolId;
-  const tools = page.map((e) => toMcpTool(e, names.get(e.tool.descriptor.toolId)!, compact));
+  const tools = page.map((e) => toMcpTool(e, names.get(e.tool.descriptor.toolId)!, compact, profile));
   const more = start + pageSize < entries.length;
   return more ? { tools, nextCursor: encodeCursor(page[page.length - 1].tool.descriptor.toolId) } : { tools };
 }
