@@ -543,6 +543,8 @@ class McpSource implements McpToolSource {
 
   private async readPages(conn: Conn, collector: ToolCollector): Promise<ReadResult> {
     const { maxPages, maxTools, pageTimeoutMs } = this.opts;
+    // A server offering only resources or prompts has no tools to read.
+    if (conn.client.getServerCapabilities()?.tools === undefined) return { collector, pages: 0, timedOut: false };
     const cursors = new Set<string>();
     let cursor: string | undefined;
     let pages = 0;
