@@ -188,6 +188,8 @@ describe('MCP resources and prompts', () => {
       const viaTemplate = await rpcError(initech.readResource({ uri: host('everything', 'demo://resource/dynamic/text/1') }));
       for (const e of [unknown, otherServer, notOurs, viaTemplate]) assert.deepEqual(e, invisible);
       assert.equal(invisible.code, -32002);
+      // A URI the rules allow that no listed resource or visible template has: the same answer.
+      assert.deepEqual(await rpcError(acme.readResource({ uri: host('everything', 'demo://resource/static/document/nothing.md') })), invisible);
       const hidden = await rpcError(initech.getPrompt({ name: 'everything.args-prompt', arguments: { city: 'x' } }));
       assert.deepEqual(await rpcError(initech.getPrompt({ name: 'everything.no-such-prompt' })), hidden);
       assert.deepEqual((await initech.listPrompts()).prompts.map((p) => p.name), ['everything.simple-prompt']);
@@ -200,22 +202,24 @@ describe('MCP resources and prompts', () => {
 
   test('a subscription update reaches exactly the session that subscribed', async () => {
     const other = await connect(server.url, 'ka');
-    const got: { who: string; uri: string }[] = [];
+    const doc = (name: string) => host('everything', `demo://resource/static/document/${name}.md`);
+    const [a, b, last] = [doc('architecture'), doc('startup'), doc('extension')];
+    const got: Record<string, string[]> = { acme: [], other: [] };
     let seen: () => void = () => {};
-    const both = new Promise<void>((resolve) => (seen = () => got.some((g) => g.who === 'acme') && got.some((g) => g.who === 'other') && resolve()));
-    acme.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void (got.push({ who: 'acme', uri: n.params.uri }), seen()));
-    other.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void (got.push({ who: 'other', uri: n.params.uri }), seen()));
+    // The upstream sends its updates in the order of subscription; each session's stream keeps that order, so `last` arriving at both means all did.
+    const done = new Promise<void>((resolve) => (seen = () => got.acme.includes(last) && got.other.includes(last) && resolve()));
+    acme.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void (got.acme.push(n.params.uri), seen()));
+    other.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void (got.other.push(n.params.uri), seen()));
     try {
-      const a = host('everything', 'demo://resource/static/document/architecture.md');
-      const b = host('everything', 'demo://resource/static/document/startup.md');
       await acme.subscribeResource({ uri: a });
       await other.subscribeResource({ uri: b });
+      await acme.subscribeResource({ uri: last });
+      await other.subscribeResource({ uri: last });
       assert.equal((await rpcError(other.subscribeResource({ uri: host('everything', 'demo://nothing') }))).code, -32002);
       // The everything server sends updates of the URIs its client subscribed to once this tool is called.
       await acme.callTool({ name: 'mcp:everything.toggle-subscriber-updates', arguments: {} });
-      await both;
-      assert.deepEqual(new Set(got.filter((g) => g.who === 'acme').map((g) => g.uri)), new Set([a]));
-      assert.deepEqual(new Set(got.filter((g) => g.who === 'other').map((g) => g.uri)), new Set([b]));
+      await done;
+      assert.deepEqual(got, { acme: [a, last], other: [b, last] });
       await acme.callTool({ name: 'mcp:everything.toggle-subscriber-updates', arguments: {} });
       await acme.unsubscribeResource({ uri: a });
     } finally {
