@@ -58,6 +58,12 @@ test('a catalog\'s host names are stable: the same whatever other servers offer'
         const caller = { tenant: 'acme', scopes: new Set<string>() };
         const mine = (snap: ItemsSnapshot) => snap.viewFor(caller).resources.filter((r) => r.serverId === 's').map((r) => [r.uri, r.wire._meta?.['toolhost/upstreamUri']]);
         assert.deepEqual(mine(crowded), mine(alone));
+        // What a tenant that sees only server s lists (and so whether it is told of a change) does not depend on t.
+        const onlyS = new Map([['s-only', compileItemRules(['mcp:s:*'], ['mcp:s.*'])]]);
+        const view = (t: McpItemLists) => new ItemsSnapshot(new Map([['s', lists(uris, prompts)], ['t', t]]), onlyS, new Policy({})).viewFor({ tenant: 's-only', scopes: new Set() });
+        const [before, after] = [view(lists([], [])), view(lists(otherUris, otherPrompts))];
+        assert.equal(after.resourcesKey, before.resourcesKey);
+        assert.equal(after.promptsKey, before.promptsKey);
         assert.equal(new Set(crowded.viewFor(caller).resources.map((r) => r.uri)).size, uris.length + otherUris.length);
         assert.equal(new Set(crowded.viewFor(caller).prompts.map((p) => p.name)).size, prompts.length + otherPrompts.length);
       },

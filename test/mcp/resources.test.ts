@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpError, ResourceUpdatedNotificationSchema, type Prompt, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, type Prompt, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { connect, root } from './front-door-helpers.js';
@@ -225,6 +225,14 @@ describe('MCP resources and prompts', () => {
     } finally {
       await other.close();
     }
+  });
+
+  test('a server\'s list_changed reaches a session that sees the change, with the new item listed', async () => {
+    const changed = new Promise<void>((resolve) => acme.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
+    await acme.readResource({ uri: host('fault', 'fault://add') });
+    await changed;
+    const listed = await all<Resource>((cursor) => acme.listResources({ cursor }), 'resources');
+    assert.ok(listed.items.some((r) => r.uri === host('fault', 'fault://added')));
   });
 
   test('every read and get is recorded content-free, counted, and the log holds no contents', async () => {
