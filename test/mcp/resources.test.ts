@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, type Prompt, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { connect, root } from './front-door-helpers.js';
@@ -47,6 +48,7 @@ describe('MCP resources and prompts', () => {
   let server: TestServer;
   let direct: Client;
   let acme: Client;
+  const spans = new InMemorySpanExporter();
 
   before(async () => {
     const dir = tempDir();
@@ -74,7 +76,7 @@ describe('MCP resources and prompts', () => {
       },
       dir,
     );
-    server = await startTestServer(configFile, { env: { ...process.env, FAULT_SECRET: SECRET } });
+    server = await startTestServer(configFile, { env: { ...process.env, FAULT_SECRET: SECRET }, spanExporter: spans });
     direct = new Client({ name: 'direct', version: '1' });
     await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'] }));
     acme = await connect(server.url, 'ka');
@@ -249,6 +251,9 @@ describe('MCP resources and prompts', () => {
     assert.ok(!all.includes('features.md too') && !all.includes(SECRET));
     const initech = await server.running.host.events!.readAfterSerialized('initech', -1, 10_000);
     assert.ok(initech.some((e) => e.type === 'mcp.resource.read' && JSON.parse(e.json).payload.itemId === '(unknown)'));
+    const span = spans.getFinishedSpans().find((s) => s.name === 'resources/read' && s.attributes['toolhost.item_id'] === 'mcp:fault:fault://big');
+    assert.deepEqual(span?.attributes, { 'toolhost.tenant': 'acme', 'toolhost.item_id': 'mcp:fault:fault://big', 'toolhost.source': 'mcp:fault', 'toolhost.outcome': 'refused', 'toolhost.bytes': 0 });
+    assert.ok(spans.getFinishedSpans().some((s) => s.name === 'prompts/get' && s.attributes['toolhost.outcome'] === 'ok'));
     const metrics = (await request(server.url, '/metrics')).text;
     assert.match(metrics, /toolhost_mcp_item_requests_total\{kind="resource",source="mcp:fault",outcome="refused"\} 1/);
     assert.match(metrics, /toolhost_mcp_item_requests_total\{kind="prompt",source="mcp:everything",outcome="ok"\} \d+/);
