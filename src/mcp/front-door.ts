@@ -198,7 +198,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
       const { principal, signal } = callerOf(extra);
       if (search !== undefined && (params.name === SEARCH_TOOL || params.name === CALL_TOOL)) {
         try {
-          if (params.name === SEARCH_TOOL) return searchTools(search, deps.store.current(), principal, params.arguments ?? {});
+          if (params.name === SEARCH_TOOL) return searchTools(search, deps.store.current(), principal, params.arguments ?? {}, deps.items?.store.current());
           // call_tool: the inner call takes exactly the path of a direct tools/call below.
           params = innerCall(params.arguments ?? {});
         } catch (err) {

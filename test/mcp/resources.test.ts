@@ -20,6 +20,9 @@ const FAULT = `${root}test/fixtures/resource-fault-server.mjs`;
 const SHARED = 'demo://resource/static/document/features.md';
 const SECRET = 'fault-secret-71c2e9aa';
 const host = (server: string, uri: string) => `toolhost-mcp://${server}/${uri}`;
+/** A content's text or blob, whichever it has. */
+const textOf = (c: object) => (c as { text?: string }).text;
+const blobOf = (c: object) => (c as { blob?: string }).blob;
 
 async function all<T>(first: (cursor?: string) => Promise<{ nextCursor?: string } & Record<string, unknown>>, key: string): Promise<{ items: T[]; pages: number }> {
   const items: T[] = [];
@@ -120,7 +123,7 @@ describe('MCP resources and prompts', () => {
     const blob = await acme.readResource({ uri: host('everything', 'demo://resource/dynamic/blob/7') });
     const theirBlob = await direct.readResource({ uri: 'demo://resource/dynamic/blob/7' });
     assert.equal(blob.contents[0].mimeType, theirBlob.contents[0].mimeType);
-    assert.match(Buffer.from(String(blob.contents[0].blob), 'base64').toString(), /^Resource 7: This is a base64 blob/);
+    assert.match(Buffer.from(String(blobOf(blob.contents[0])), 'base64').toString(), /^Resource 7: This is a base64 blob/);
 
     const prompts = await all<Prompt>((cursor) => acme.listPrompts({ cursor }), 'prompts');
     const upstreamPrompts = (await direct.listPrompts()).prompts;
@@ -146,20 +149,41 @@ describe('MCP resources and prompts', () => {
   test('two servers with the same URI: both listed, both readable, each its own', async () => {
     const mine = await acme.readResource({ uri: host('fault', SHARED) });
     const theirs = await acme.readResource({ uri: host('everything', SHARED) });
-    assert.equal(mine.contents[0].text, 'the fault server has a features.md too');
-    assert.notEqual(theirs.contents[0].text, mine.contents[0].text);
+    assert.equal(textOf(mine.contents[0]), 'the fault server has a features.md too');
+    assert.notEqual(textOf(theirs.contents[0]), textOf(mine.contents[0]));
     assert.equal(theirs.contents[0].uri, host('everything', SHARED));
   });
 
   test('contents pass through the scrubbing of the secrets a server was given', async () => {
     const read = await acme.readResource({ uri: host('fault', 'fault://secret') });
-    assert.equal(read.contents[0].text, 'the token is [redacted]');
+    assert.equal(textOf(read.contents[0]), 'the token is [redacted]');
   });
 
   test('a read over the size cap is refused with the sizes', async () => {
     const err = await rpcError(acme.readResource({ uri: host('fault', 'fault://big') }));
     assert.equal(err.code, -32004);
     assert.match(err.message, /65536 bytes, over the host's limit of 32768 bytes/);
+  });
+
+  test('tool search and the MCP search mode find the resources and prompts the caller sees, and only those', async () => {
+    const search = (key: string, q: string) => request(server.url, `/tool-search?q=${encodeURIComponent(q)}`, { token: key }).then((r) => r.json());
+    const found = await search('ka', 'team department promote');
+    assert.equal(found.items[0].kind, 'prompt');
+    assert.equal(found.items[0].id, 'everything.completable-prompt');
+    const docs = await search('ka', 'features');
+    assert.deepEqual(docs.items.map((i: { id: string }) => i.id).sort(), [host('everything', SHARED), host('fault', SHARED)]);
+    assert.equal((await search('kg', 'features')).items, undefined, 'globex sees no resources, so none are found');
+    assert.deepEqual((await search('ki', 'features')).items, undefined);
+    assert.deepEqual((await search('ki', 'architecture')).items.map((i: { id: string }) => i.id), [host('everything', 'demo://resource/static/document/architecture.md')]);
+    const agent = await connect(server.url, 'ka', { path: '/mcp?mode=search' });
+    try {
+      const answer = await agent.callTool({ name: 'search_tools', arguments: { query: 'dynamic blob resource' } });
+      const items = (answer.structuredContent as { items: { kind: string; id: string }[] }).items;
+      assert.equal(items[0].kind, 'template');
+      assert.equal(items[0].id, host('everything', 'demo://resource/dynamic/blob/{resourceId}'));
+    } finally {
+      await agent.close();
+    }
   });
 
   test('a tenant without rules sees nothing and is offered nothing', async () => {
@@ -260,7 +284,7 @@ describe('MCP resources and prompts', () => {
   });
 
   test('an upstream killed mid-read: the read fails clearly, the last good lists stay', async () => {
-    const pid = Number((await acme.readResource({ uri: host('fault', 'fault://pid') })).contents[0].text);
+    const pid = Number(textOf((await acme.readResource({ uri: host('fault', 'fault://pid') })).contents[0]));
     const hanging = rpcError(acme.readResource({ uri: host('fault', 'fault://hang') }));
     // The fault server says on stderr that it holds the read; the host logs its stderr lines.
     await until(() => server.logs.some((l) => l.includes('holding fault://hang')));

@@ -196,7 +196,7 @@ describe('catalog browser (/ui/)', { timeout: 120_000 }, () => {
     await page.waitForSelector('#resources');
     const uris = await page.$$eval('#resources td.tool-id a', (as) => as.map((a) => a.textContent));
     assert.ok(uris.includes('toolhost-mcp://everything/demo://resource/static/document/instructions.md'), uris.join(', '));
-    assert.ok((await page.textContent('#templates')).includes('toolhost-mcp://everything/demo://resource/dynamic/blob/{resourceId}'));
+    assert.ok(((await page.textContent('#templates')) ?? '').includes('toolhost-mcp://everything/demo://resource/dynamic/blob/{resourceId}'));
     await page.click('a:text-is("toolhost-mcp://everything/demo://resource/static/document/instructions.md")');
     await page.waitForSelector('#content-0');
     assert.ok(((await page.textContent('#content-0')) ?? '').length > 100);
