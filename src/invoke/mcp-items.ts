@@ -119,8 +119,12 @@ export function readResource(deps: ItemDeps, principal: Principal, requested: st
       .read(target.uri, { signal, maxBytes: deps.maxResourceBytes })
       .catch((err: unknown) => failed(o, err));
     o.bytes = contentBytes(result);
-    const contents = result.contents.map((c) => ({ ...c, uri: hostUri(target.serverId, c.uri), _meta: { ...c._meta, [META_SERVER]: target.serverId, [META_UPSTREAM_URI]: c.uri } }));
-    return { ...result, contents };
+    // Only what MCP defines of a content is relayed (no upstream _meta or extra fields), under its host URI.
+    const contents = result.contents.map((c) => {
+      const body = typeof (c as { blob?: unknown }).blob === 'string' ? { blob: (c as { blob: string }).blob } : { text: String((c as { text?: unknown }).text ?? '') };
+      return { uri: hostUri(target.serverId, c.uri), ...(c.mimeType !== undefined ? { mimeType: c.mimeType } : {}), ...body, _meta: { [META_SERVER]: target.serverId, [META_UPSTREAM_URI]: c.uri } };
+    });
+    return { contents };
   });
 }
 
@@ -136,9 +140,14 @@ export function getPrompt(deps: ItemDeps, principal: Principal, requested: strin
     const result = await serverOf(deps, entry.serverId)
       .getPrompt(upstream.name, args, { signal })
       .catch((err: unknown) => failed(o, err));
-    const messages = result.messages.map((m) => ({ ...m, content: hostContent(entry.serverId, m.content) }));
-    const answer = { ...result, messages };
+    const messages = result.messages.map((m) => ({ role: m.role, content: hostContent(entry.serverId, m.content) }));
+    const answer = { ...(typeof result.description === 'string' ? { description: result.description } : {}), messages };
     o.bytes = Buffer.byteLength(JSON.stringify(answer), 'utf8');
+    // A prompt is bounded like a read: the same cap, on its serialized messages.
+    if (o.bytes > deps.maxResourceBytes) {
+      o.status = 'refused';
+      throw new ItemRefused('too_large', `the prompt's messages are ${o.bytes} bytes, over the host's limit of ${deps.maxResourceBytes} bytes per answer`);
+    }
     return answer;
   });
 }

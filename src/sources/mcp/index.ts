@@ -407,6 +407,7 @@ class McpSource implements McpToolSource {
     this.lastError = `${phase}: ${message}`;
     this.ctx.metrics.sourceFailures.inc({ source: this.id });
     const dropped = !this.opts.keepStaleTools && this.apply(new ToolCollector(this.serverId, this.opts));
+    if (!this.opts.keepStaleTools) this.items.clear();
     this.state = this.list.length > 0 ? 'stale' : 'failed';
     if (dropped) this.notify();
     // The first failure of a run (and any new error) warns; the same error on

@@ -209,6 +209,13 @@ export class UpstreamItems implements McpItems {
     await this.refresh();
   }
 
+  /** The server is down and its last lists are not to be served (`keepStaleTools: false`). */
+  clear(): void {
+    if (this.current === EMPTY) return;
+    this.current = EMPTY;
+    this.changed();
+  }
+
   /** Serialized reads: a trigger during a read queues exactly one more. Never rejects. */
   refresh(): Promise<void> {
     if (this.refreshing) {
