@@ -23,6 +23,10 @@ const tenantSchema = Type.Object(
     description: Type.Optional(Type.String()),
     /** Allowlist of toolId globs. */
     tools: Type.Array(Type.String({ pattern: GLOB_PATTERN_SOURCE })),
+    /** MCP resources and templates this tenant may list and read: globs over `mcp:<server>:<uri>` (default none). */
+    resources: Type.Optional(Type.Array(Type.String({ pattern: GLOB_PATTERN_SOURCE }))),
+    /** MCP prompts this tenant may list and get: globs over `mcp:<server>.<prompt name>` (default none). */
+    prompts: Type.Optional(Type.Array(Type.String({ pattern: GLOB_PATTERN_SOURCE }))),
     /** Per-principal rate limit of this tenant's callers: `true` (default), `false` (none) or `{ requestsPerSecond, burst }`. */
     rateLimit: Type.Optional(tenantRateLimitSchema),
     /** Input schemas this tenant's MCP sessions get by default: `standard` (default) or `compact`. */
@@ -103,6 +107,8 @@ const mcpFrontDoorSchema = Type.Object(
     /** The key replicas sign MCP session ids with (at least 32 bytes, from an env variable or a file): any replica then serves any session (docs/mcp.md "Several replicas"). */
     sessionKey: Type.Optional(secretRefSchema),
     fastCalls: Type.Optional(Type.Boolean()),
+    /** A resources/read whose contents are larger is refused (default 4 MiB). */
+    maxResourceBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 * 1024 * 1024 })),
   },
   CLOSED,
 );

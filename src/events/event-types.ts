@@ -2,7 +2,9 @@
 // types, the stored shape, and the content-free payload rule every store
 // enforces before anything is written. One home for the rule, whatever engine
 // keeps the events (log.ts for SQLite, or a PostgreSQL store).
-export type ToolEventType = 'tool.session.opened' | 'agent.toolCalled' | 'agent.toolReturned' | 'tool.session.closed';
+export type ToolEventType = 'tool.session.opened' | 'agent.toolCalled' | 'agent.toolReturned' | 'tool.session.closed' | ItemEventType;
+/** One `resources/read` or `prompts/get` on the MCP front door: an event of its own, its sessionId fresh. */
+export type ItemEventType = 'mcp.resource.read' | 'mcp.prompt.get';
 export type SessionOutcome = 'completed' | 'failed' | 'cancelled';
 
 export interface ToolEvent {
@@ -29,12 +31,12 @@ export interface SerializedEvent {
   json: string;
 }
 
-export const TOOL_EVENT_TYPES: readonly ToolEventType[] = ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed'];
+export const TOOL_EVENT_TYPES: readonly ToolEventType[] = ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed', 'mcp.resource.read', 'mcp.prompt.get'];
 export const SESSION_OUTCOMES: readonly SessionOutcome[] = ['completed', 'failed', 'cancelled'];
 export const RETURN_STATUSES = ['ok', 'error', 'invalid', 'invalid_output', 'refused', 'timeout', 'cancelled'] as const;
 export type ReturnStatus = (typeof RETURN_STATUSES)[number];
 
-type FieldKind = 'id' | 'status' | 'outcome' | 'duration' | 'profile?';
+type FieldKind = 'id' | 'status' | 'outcome' | 'duration' | 'size' | 'profile?';
 
 /** The provider profiles a call's arguments may come in (docs/compact-view.md). */
 const PROFILES: readonly string[] = ['openai-strict', 'gemini', 'anthropic'];
@@ -45,6 +47,9 @@ const PAYLOAD_SHAPE: Readonly<Record<ToolEventType, Readonly<Record<string, Fiel
   'agent.toolCalled': { sessionId: 'id', toolId: 'id', callId: 'id' },
   'agent.toolReturned': { sessionId: 'id', toolId: 'id', callId: 'id', status: 'status', durationMs: 'duration' },
   'tool.session.closed': { sessionId: 'id', toolId: 'id', outcome: 'outcome' },
+  // itemId: the rule id of what was read (`mcp:<server>:<uri>`, `mcp:<server>.<prompt>`); bytes: the size of what was answered.
+  'mcp.resource.read': { sessionId: 'id', itemId: 'id', status: 'status', bytes: 'size', durationMs: 'duration' },
+  'mcp.prompt.get': { sessionId: 'id', itemId: 'id', status: 'status', bytes: 'size', durationMs: 'duration' },
 };
 
 /** Identifiers are short; anything longer is not an identifier. */
@@ -77,6 +82,9 @@ function checkPayload(type: ToolEventType, sessionId: string, payload: Record<st
         break;
       case 'profile?':
         if (!PROFILES.includes(value as string)) throw new TypeError(`${type} payload.${key} must be one of ${PROFILES.join(', ')}`);
+        break;
+      case 'size':
+        if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new TypeError(`${type} payload.${key} must be an integer >= 0`);
         break;
       case 'duration':
         if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`${type} payload.${key} must be a finite number >= 0`);

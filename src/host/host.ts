@@ -17,6 +17,7 @@ import { readSecretRef, SecretRefError } from '../util/secret-ref.js';
 import { CatalogSearch } from '../catalog/search/catalog-search.js';
 import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
 import { compileTenant, type TenantPolicy } from '../catalog/visibility.js';
+import { itemDeps } from './mcp-items.js';
 import { Policy } from '../classify/policy.js';
 import { loadConfigFile, type LoadedConfig } from '../config/load.js';
 import { resolve } from 'node:path';
@@ -203,6 +204,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     callTimeoutMs: config.mcp?.callTimeoutMs ?? 60_000,
     toolCalls: metrics.toolCalls,
     tracing,
+    items: itemDeps(loaded, sources, policy, { events, metrics, tracing }),
   };
 
   return {

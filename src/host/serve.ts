@@ -78,6 +78,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       eventRoutes: { maxStreamsPerPrincipal: host.loaded.config.events?.maxStreamsPerPrincipal },
       tracing: host.tracing,
       search: host.search,
+      items: host.invoke.items?.store,
       protectedResource: host.auth.protectedResource,
       ui: (host.loaded.config.server?.ui ?? true) ? { assets: loadUiAssets() } : undefined,
       redisHealth: host.redis === undefined ? undefined : () => host.redis!.health(),

@@ -99,7 +99,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   });
 
   registerToolRoutes(app, deps);
-  if (deps.search) registerSearchRoutes(app, { store: deps.store, authenticator: deps.authenticator, search: deps.search });
+  if (deps.search) registerSearchRoutes(app, { store: deps.store, authenticator: deps.authenticator, search: deps.search, items: deps.items });
   registerDiscoveryRoutes(app, deps);
   registerHealthRoutes(app, deps);
   if (deps.events) registerEventRoutes(app, deps, deps.eventRoutes);

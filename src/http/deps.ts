@@ -8,6 +8,7 @@ import type { RedisHealth } from '../auth/redis-connection.js';
 import type { Authenticator } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
+import type { ItemsStore } from '../catalog/mcp-items.js';
 import type { CatalogStore } from '../catalog/store.js';
 import type { EventStore } from '../events/store.js';
 import type { HostMetrics } from '../observability/metrics.js';
@@ -40,6 +41,8 @@ export interface HttpDeps {
   tracing?: Tracing;
   /** Tool search; when present, GET /tool-search is served. */
   search?: CatalogSearch;
+  /** The MCP servers' resources and prompts, which tool search finds too. */
+  items?: ItemsStore;
   /** The shared Redis server's state, when one is configured (readiness reports it). */
   redisHealth?: () => RedisHealth;
   /** RFC 9728 metadata; when present, served at its well-known paths. */

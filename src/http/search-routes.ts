@@ -7,6 +7,8 @@ import { principalOf } from './auth-hook.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
 import type { SearchFilter } from '../catalog/search/tool-index.js';
 import type { CatalogStore } from '../catalog/store.js';
+import type { ItemsStore } from '../catalog/mcp-items.js';
+import { searchItems } from '../catalog/search/item-search.js';
 import type { Authenticator } from '../auth/principal.js';
 import { SAFETY_TIERS, SOURCES, type SafetyTier, type Source } from '../contract/descriptor.js';
 import { ContractError } from '../contract/errors.js';
@@ -20,6 +22,8 @@ export interface SearchRouteDeps {
   store: CatalogStore;
   authenticator: Authenticator;
   search: CatalogSearch;
+  /** The MCP servers' resources and prompts: matching ones the caller sees are answered as `items`. */
+  items?: ItemsStore;
 }
 
 export interface SearchRequest {
@@ -82,7 +86,9 @@ export function registerSearchRoutes(app: FastifyInstance, deps: SearchRouteDeps
         ...(d.annotations !== undefined ? { annotations: d.annotations } : {}),
       };
     });
-    return reply.header('content-type', JSON_TYPE).header('cache-control', 'private, no-store').header('vary', 'Authorization').send(JSON.stringify({ results, total }));
+    const items = deps.items === undefined ? undefined : searchItems(deps.items.current().viewFor(principal), query, limit);
+    const body = items === undefined || items.total === 0 ? { results, total } : { results, total, items: items.hits, itemsTotal: items.total };
+    return reply.header('content-type', JSON_TYPE).header('cache-control', 'private, no-store').header('vary', 'Authorization').send(JSON.stringify(body));
   };
   app.get('/tool-search', answer);
   app.route({

@@ -33,6 +33,7 @@ import { DEFAULT_SESSION_LIMITS, identityOf, type McpSession, SessionRegistry, t
 import { DEFAULT_PAGE_SIZE, listPage } from './tool-listing.js';
 import { ReplicaSessions, type ReplicaOptions } from './replica-sessions.js';
 import { restoreInitialized } from './session-restore.js';
+import { ItemHandlers } from './resource-handlers.js';
 import type { SessionState } from './session-token.js';
 import { PROFILE_IDS, type ProfileId, isProfileId } from '../catalog/profiles/rules.js';
 
@@ -174,8 +175,11 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   /** Sessions in search mode: their list is fixed, so a swap never changes it. */
   const searchServers = new WeakSet<Server>();
 
-  const buildServer = (compact: boolean, mode: McpMode, session: () => McpSession | undefined, profile?: ProfileId): Server => {
-    const server = new Server({ name: IMPLEMENTATION.name, version: IMPLEMENTATION.version }, { capabilities: { tools: { listChanged: true }, logging: {} } });
+  const items = deps.items === undefined ? undefined : new ItemHandlers(deps.items, pageSize);
+  const buildServer = (compact: boolean, mode: McpMode, session: () => McpSession | undefined, principal: Principal, profile?: ProfileId): Server => {
+    const itemCaps = items?.capabilities(principal) ?? {};
+    const server = new Server({ name: IMPLEMENTATION.name, version: IMPLEMENTATION.version }, { capabilities: { tools: { listChanged: true }, logging: {}, ...itemCaps } });
+    items?.register(server, itemCaps, (extra) => callerOf(extra as Parameters<typeof callerOf>[0]), () => session()?.principal);
     // The session's log level, read by each call's relay (one Server per session, so one level).
     const threshold: LogThreshold = { level: undefined };
     server.setRequestHandler(SetLevelRequestSchema, async (req) => {
@@ -195,7 +199,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
       const { principal, signal } = callerOf(extra);
       if (search !== undefined && (params.name === SEARCH_TOOL || params.name === CALL_TOOL)) {
         try {
-          if (params.name === SEARCH_TOOL) return searchTools(search, deps.store.current(), principal, params.arguments ?? {});
+          if (params.name === SEARCH_TOOL) return searchTools(search, deps.store.current(), principal, params.arguments ?? {}, deps.items?.store.current());
           // call_tool: the inner call takes exactly the path of a direct tools/call below.
           params = innerCall(params.arguments ?? {});
         } catch (err) {
@@ -231,6 +235,9 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
   };
 
   // A caller's list changed when its view's bytes changed: compare the per-view ETags.
+  items?.onSwap((next, previous) => {
+    for (const s of sessions.values()) items.notifyChanges(s.server, next.viewFor(s.principal), previous.viewFor(s.principal));
+  });
   deps.store.onSwap((next: CatalogSnapshot, previous: CatalogSnapshot) => {
     for (const s of sessions.values()) {
       if (searchServers.has(s.server)) continue;
@@ -254,7 +261,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     restored?: { id: string; state: SessionState },
   ): Promise<{ transport: StreamableHTTPServerTransport; session?: McpSession }> => {
     let opened: McpSession | undefined;
-    const server = buildServer(choice.compact, choice.mode, () => opened, choice.profile);
+    const server = buildServer(choice.compact, choice.mode, () => opened, principal, choice.profile);
     const add = (id: string): McpSession => {
       opened = { id, identity, principal, server, transport, compact: choice.compact, lastSeen: Date.now(), calls: 0 };
       sessions.add(opened);
@@ -268,6 +275,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
       onsessioninitialized: (id) => void add(id),
     });
     transport.onclose = () => {
+      items?.forget(server);
       if (transport.sessionId) sessions.remove(transport.sessionId);
     };
     await server.connect(transport);
@@ -292,6 +300,8 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     if (session.principal === principal) return;
     const snapshot = deps.store.current();
     const changed = !sameIds(snapshot.viewFor(principal).ids, snapshot.viewFor(session.principal).ids);
+    const itemViews = deps.items?.store.current();
+    if (itemViews !== undefined) items?.notifyChanges(session.server, itemViews.viewFor(principal), itemViews.viewFor(session.principal));
     session.principal = principal;
     if (changed && !searchServers.has(session.server)) session.server.sendToolListChanged().catch(() => undefined);
   };

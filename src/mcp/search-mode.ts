@@ -8,6 +8,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
+import type { ItemsSnapshot } from '../catalog/mcp-items.js';
+import { searchItems } from '../catalog/search/item-search.js';
 import type { SearchFilter } from '../catalog/search/tool-index.js';
 import type { CallerView } from '../catalog/snapshot.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
@@ -74,7 +76,7 @@ function searchArguments(args: Record<string, unknown>): { query: string; limit:
 }
 
 /** search_tools: the caller's matching tools as a model needs them to call one. */
-export function searchTools(search: CatalogSearch, snapshot: CatalogSnapshot, principal: Principal, args: Record<string, unknown>): CallToolResult {
+export function searchTools(search: CatalogSearch, snapshot: CatalogSnapshot, principal: Principal, args: Record<string, unknown>, items?: ItemsSnapshot): CallToolResult {
   const { query, limit, filter } = searchArguments(args);
   const view: CallerView = snapshot.viewFor(principal);
   const { hits, total } = search.search(principal, query, limit, filter, snapshot);
@@ -84,7 +86,9 @@ export function searchTools(search: CatalogSearch, snapshot: CatalogSnapshot, pr
     const d = entry.tool.descriptor;
     return { name: t.name, toolId: d.toolId, ...(t.title !== undefined ? { title: t.title } : {}), ...(t.description !== undefined ? { description: t.description } : {}), safetyTier: d.safetyTier, annotations: t.annotations, inputSchema: t.inputSchema };
   });
-  const structured = { tools, total };
+  // Resources and prompts the caller sees match too: read with resources/read, get with prompts/get.
+  const found = items === undefined ? undefined : searchItems(items.viewFor(principal), query, limit);
+  const structured = found === undefined || found.total === 0 ? { tools, total } : { tools, total, items: found.hits, itemsTotal: found.total };
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 

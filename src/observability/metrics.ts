@@ -16,6 +16,9 @@ export interface HostMetrics {
   /** Present only when an event log is configured: a 0 must mean "cannot write", never "no log". */
   eventLog?: EventLogMetrics;
   toolCalls: ToolCallMetrics;
+  /** MCP resource reads, prompt gets and completions on the front door, by kind, MCP server and outcome. */
+  itemRequests: Counter<'kind' | 'source' | 'outcome'>;
+  itemRequestSeconds: Histogram<'kind' | 'source' | 'outcome'>;
   /** Requests by route pattern (`unrouted` for none), method and status. */
   httpRequests: Counter<'route' | 'method' | 'status'>;
   /** Refused credentials by reason: missing, malformed, invalid_api_key, invalid_jwt, unavailable. */
@@ -124,6 +127,8 @@ export function createMetrics(options: MetricsOptions = {}): HostMetrics {
     eventLog,
     rateLimitStore,
     toolCalls: toolCallMetrics(registry, options.toolLabels === true),
+    itemRequests: new Counter({ name: 'toolhost_mcp_item_requests_total', help: 'MCP resources/read, prompts/get and completion/complete requests by kind, MCP server and outcome', labelNames: ['kind', 'source', 'outcome'], registers: [registry] }),
+    itemRequestSeconds: new Histogram({ name: 'toolhost_mcp_item_request_seconds', help: 'Latency of MCP resource reads, prompt gets and completions', labelNames: ['kind', 'source', 'outcome'], buckets: CALL_SECONDS_BUCKETS, registers: [registry] }),
     httpRequests: new Counter({ name: 'toolhost_http_requests_total', help: 'HTTP requests by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] }),
     authFailures: new Counter({ name: 'toolhost_auth_failures_total', help: 'Refused credentials by reason', labelNames: ['reason'], registers: [registry] }),
     rateLimited: new Counter({ name: 'toolhost_rate_limited_total', help: 'Requests refused by a rate limit, by bucket', labelNames: ['bucket'], registers: [registry] }),

@@ -245,3 +245,26 @@ describe('discovery and health', () => {
     assert.ok(body.sources.every((s: { state: string }) => s.state === 'connected'));
   });
 });
+
+describe('the demo\'s MCP resources and prompts', () => {
+  test('acme is offered the everything server\'s resources, templates and prompts; globex none', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const open = async (key: string) => {
+      const client = new Client({ name: 'demo', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+      return client;
+    };
+    const [acme, globex] = await Promise.all([open(ACME_KEY), open(GLOBEX_KEY)]);
+    try {
+      const resources = (await acme.listResources()).resources;
+      assert.ok(resources.length > 0 && resources.every((r) => r.uri.startsWith('toolhost-mcp://everything/')));
+      assert.ok((await acme.listResourceTemplates()).resourceTemplates.length > 0);
+      assert.ok((await acme.listPrompts()).prompts.some((p) => p.name === 'everything.simple-prompt'));
+      const caps = globex.getServerCapabilities();
+      assert.deepEqual([caps?.resources, caps?.prompts, caps?.completions], [undefined, undefined, undefined]);
+    } finally {
+      await Promise.all([acme.close(), globex.close()]);
+    }
+  });
+});

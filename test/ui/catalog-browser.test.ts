@@ -208,6 +208,39 @@ describe('catalog browser (/ui/)', { timeout: 120_000 }, () => {
     }
   });
 
+  test('resources and prompts: acme lists the everything server\'s, reads text inline and a blob as a download, renders a prompt; globex sees none', async () => {
+    const { page } = await tab();
+    await signIn(page, server.url, ACME_KEY);
+    await page.waitForSelector('table.tools td.tool-id a');
+    await page.click('nav a[href="#/resources"]');
+    await page.waitForSelector('#resources');
+    const uris = await page.$$eval('#resources td.tool-id a', (as) => as.map((a) => a.textContent));
+    assert.ok(uris.includes('toolhost-mcp://everything/demo://resource/static/document/instructions.md'), uris.join(', '));
+    assert.ok(((await page.textContent('#templates')) ?? '').includes('toolhost-mcp://everything/demo://resource/dynamic/blob/{resourceId}'));
+    await page.click('a:text-is("toolhost-mcp://everything/demo://resource/static/document/instructions.md")');
+    await page.waitForSelector('#content-0');
+    assert.ok(((await page.textContent('#content-0')) ?? '').length > 100);
+    await page.goto(`${server.url}/ui/#/resource/${encodeURIComponent('toolhost-mcp://everything/demo://resource/dynamic/blob/5')}`);
+    const download = await Promise.all([page.waitForEvent('download'), page.click('#download-0')]).then(([d]) => d);
+    const { readFile } = await import('node:fs/promises');
+    assert.match(await readFile((await download.path())!, 'utf8'), /^Resource 5: This is a base64 blob/);
+    await page.goto(`${server.url}/ui/#/prompt/${encodeURIComponent('everything.args-prompt')}`);
+    await page.fill('#arg-city', 'Lisbon');
+    await page.click('#prompt-form button[type=submit]');
+    await page.waitForSelector('#prompt-messages .message');
+    assert.match((await page.textContent('#prompt-messages')) ?? '', /What's weather in Lisbon\?/);
+    // The get is an event of the tenant's log, shown in Activity with its item id and size.
+    await page.goto(`${server.url}/ui/#/activity`);
+    await page.waitForSelector('#sessions td.tool-id:text-is("mcp:everything.args-prompt")');
+
+    const other = await tab();
+    await signIn(other.page, server.url, GLOBEX_KEY);
+    await other.page.waitForSelector('table.tools td.tool-id a');
+    await other.page.goto(`${server.url}/ui/#/resources`);
+    await other.page.waitForSelector('#resources-none');
+    assert.equal(await other.page.locator('#prompts-none').count(), 1);
+  });
+
   test('try it: a pure tool answers, and its tool session\'s events are shown; a reload keeps the MCP session', async () => {
     const { page, requests } = await tab();
     await signIn(page, server.url, GLOBEX_KEY);
@@ -303,6 +336,7 @@ describe('catalog browser (/ui/)', { timeout: 120_000 }, () => {
       ['tool', '#/tool/connector%3Atickets.createTicket', '#snippet-mcp'],
       ['activity', '#/activity', '#live-state.state-live'],
       ['sources', '#/sources', '#sources'],
+      ['resources', '#/resources', '#resources'],
     ]) {
       await page.goto(`${server.url}/ui/${hash}`);
       await page.waitForSelector(ready);
@@ -315,6 +349,6 @@ describe('catalog browser (/ui/)', { timeout: 120_000 }, () => {
     await page.waitForSelector('dialog.confirm[open]');
     found.confirm = await seriousViolations(page, server.url);
     await page.click('#decline-call');
-    assert.deepEqual(found, { signIn: [], catalog: [], tool: [], activity: [], sources: [], confirm: [] });
+    assert.deepEqual(found, { signIn: [], catalog: [], tool: [], activity: [], sources: [], resources: [], confirm: [] });
   });
 });

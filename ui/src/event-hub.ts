@@ -88,6 +88,8 @@ export interface SessionSummary {
   status: string;
   outcome: string | undefined;
   durationMs: number | undefined;
+  /** A resource read or prompt get (one event, `toolId` holding the item id), not a tool session. */
+  item?: boolean;
 }
 
 /** One row per tool session, newest first, from the events the hub holds. */
@@ -101,7 +103,9 @@ export function sessionsOf(events: readonly ToolEvent[]): SessionSummary[] {
       s = { sessionId: id, toolId: e.payload.toolId ?? '', principal: e.principal ?? '', opened: e.timestamp, status: 'open', outcome: undefined, durationMs: undefined };
       byId.set(id, s);
     }
-    if (e.type === 'agent.toolReturned') {
+    if (e.type === 'mcp.resource.read' || e.type === 'mcp.prompt.get') {
+      Object.assign(s, { toolId: e.payload.itemId ?? '', status: e.payload.status ?? 'ok', durationMs: e.payload.durationMs, outcome: `${e.payload.bytes ?? 0} bytes`, item: true });
+    } else if (e.type === 'agent.toolReturned') {
       s.status = e.payload.status ?? s.status;
       s.durationMs = (s.durationMs ?? 0) + (e.payload.durationMs ?? 0);
     } else if (e.type === 'tool.session.closed') {

@@ -6,6 +6,7 @@ import { renderActivity, renderSession } from './activity-view.js';
 import { Api, ApiError, forgetCredential, storeCredential, storedCredential } from './api.js';
 import { renderCatalog } from './catalog-view.js';
 import { el, replaceChildren } from './dom.js';
+import { renderItems, renderPrompt, renderResource } from './items-view.js';
 import { EventHub } from './event-hub.js';
 import { McpClient } from './mcp.js';
 import { renderSources } from './sources-view.js';
@@ -115,6 +116,12 @@ async function route(): Promise<void> {
       leavePage = renderActivity(view, s.hub);
     } else if (page === 'session' && arg !== '') {
       await renderSession(view, s.api, arg);
+    } else if (page === 'resources') {
+      await renderItems(view, s.mcp);
+    } else if (page === 'resource' && arg !== '') {
+      await renderResource(view, s.mcp, arg);
+    } else if (page === 'prompt' && arg !== '') {
+      await renderPrompt(view, s.mcp, arg);
     } else if (page === 'sources') {
       await renderSources(view, s.api);
     } else {

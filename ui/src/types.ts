@@ -25,7 +25,7 @@ export interface ToolEvent {
   timestamp?: string;
   tenant?: string;
   principal?: string;
-  payload: { sessionId?: string; toolId?: string; callId?: string; status?: string; durationMs?: number; outcome?: string };
+  payload: { sessionId?: string; toolId?: string; callId?: string; status?: string; durationMs?: number; outcome?: string; itemId?: string; bytes?: number };
 }
 
 export interface SourceHealth {

@@ -5,7 +5,8 @@
 // backoff; a refused credential, a protocol version the two sides do not
 // share, or a URL that is no MCP endpoint is not (retrying cannot fix them).
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { boundedLine, maskCredentialPatterns } from '../../util/log-text.js';
+import { boundedLine } from '../../util/log-text.js';
+import { maskCredentialPatterns } from '../../util/scrub.js';
 
 export type FailureKind = 'unreachable' | 'refused' | 'forbidden' | 'version' | 'not-mcp' | 'closing';
 

@@ -35,8 +35,11 @@ import { UpstreamCallRelay } from './call-relay.js';
 import { TenantLinks } from './tenant-links.js';
 import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
 import { addConfiguredValues, httpTransports, stdioTransport, type TransportKind } from './transport.js';
+import { type McpItems, UpstreamItems } from './resources.js';
 
 export { mcpSourceConfigSchema, MCP_DEFAULTS, withDefaults } from './config-schema.js';
+export type { McpItems, McpItemLists, UpstreamPrompt, UpstreamResource, UpstreamTemplate } from './resources.js';
+export { McpItemError, contentBytes } from './resources.js';
 export type { McpSourceConfig, McpStdioConfig, McpHttpConfig, McpBackoffConfig, ResolvedMcpOptions } from './config-schema.js';
 
 const CLIENT_INFO = { name: IMPLEMENTATION.name, version: IMPLEMENTATION.version };
@@ -81,6 +84,8 @@ export interface McpToolSource extends ToolSource {
    * Rejects with McpCallError; a tool-level failure is a result with `isError`.
    */
   callTool(name: string, args: unknown, options?: McpCallOptions): Promise<CallToolResult>;
+  /** The server's resources, templates and prompts (resources.ts). */
+  readonly items: McpItems;
 }
 
 interface Conn {
@@ -157,6 +162,7 @@ class McpSource implements McpToolSource {
   private connSeq = 0;
   private attempt = 0;
   private reconnectTimer?: NodeJS.Timeout;
+  readonly items: UpstreamItems;
 
   constructor(
     private readonly config: McpSourceConfig,
@@ -179,6 +185,9 @@ class McpSource implements McpToolSource {
     this.target = config.transport === 'stdio' ? config.command : displayUrl(config.url);
     // Literal header/env values may be credentials too: never print them.
     addConfiguredValues(this.redactor, ctx.env, config.transport === 'stdio' ? config.env : config.headers);
+    const o = this.opts;
+    const limits = { pageTimeoutMs: o.pageTimeoutMs, callTimeoutMs: o.callTimeoutMs, maxPages: o.maxPages, maxItems: o.maxTools, maxDescriptionLength: o.maxDescriptionLength };
+    this.items = new UpstreamItems(config.id, limits, this.redactor, this.log, () => (this.conn !== undefined && !this.conn.dead ? this.conn.client : undefined));
   }
 
   // ---- ToolSource ----------------------------------------------------------
@@ -309,9 +318,10 @@ class McpSource implements McpToolSource {
     this.log.info({ event: 'connect', transport: conn.kind, target: this.target, ms: Math.round(performance.now() - t0) }, 'mcp server connected');
     await this.runRefresh(conn, 'connect');
     if (conn.dead) return;
+    await this.items.connected();
     this.attempt = 0;
     if (this.opts.refreshIntervalMs > 0) {
-      conn.timers.push(setInterval(() => void this.runRefresh(conn, 'periodic'), this.opts.refreshIntervalMs).unref());
+      conn.timers.push(setInterval(() => void this.runRefresh(conn, 'periodic').then(() => this.items.refresh()), this.opts.refreshIntervalMs).unref());
     }
     if (this.opts.pingIntervalMs > 0) {
       conn.timers.push(setInterval(() => void this.ping(conn), this.opts.pingIntervalMs).unref());
@@ -356,6 +366,7 @@ class McpSource implements McpToolSource {
       return conn;
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onListChanged(conn));
+    this.items.attach(client);
     client.onclose = () => {
       if (!conn.dead && conn === this.conn) this.fail(conn, new Error(kind === 'stdio' ? 'server process exited' : 'connection closed'), 'disconnect');
     };
@@ -445,6 +456,7 @@ class McpSource implements McpToolSource {
     this.lastError = `${phase}: ${message}`;
     this.ctx.metrics.sourceFailures.inc({ source: this.id });
     const dropped = !this.opts.keepStaleTools && this.apply(new ToolCollector(this.serverId, this.opts));
+    if (!this.opts.keepStaleTools) this.items.clear();
     this.state = this.list.length > 0 ? 'stale' : 'failed';
     if (dropped) this.notify();
     // The first failure of a run (and any new error) warns; the same error on
@@ -581,6 +593,8 @@ class McpSource implements McpToolSource {
 
   private async readPages(conn: Conn, collector: ToolCollector): Promise<ReadResult> {
     const { maxPages, maxTools, pageTimeoutMs } = this.opts;
+    // A server offering only resources or prompts has no tools to read.
+    if (conn.client.getServerCapabilities()?.tools === undefined) return { collector, pages: 0, timedOut: false };
     const cursors = new Set<string>();
     let cursor: string | undefined;
     let pages = 0;
