@@ -42,7 +42,9 @@ interface Row {
 
 const corpora = new Map<string, Case[]>();
 const rows: Array<Row & { corpus: string; profile: ProfileId }> = [];
-const OPTIONS = { faker: 2, guided: 12, random: 6, mutations: 30 };
+const OPTIONS = { faker: 1, guided: 8, random: 4, mutations: 20 };
+/** oas-examples is the largest corpus: fewer instances per operation (the measured corpus, bench/profiles-corpus.ts, runs more). */
+const OAS_OPTIONS = { faker: 1, guided: 5, random: 3, mutations: 12 };
 
 before(async () => {
   const [live, oas] = await Promise.all([fetchLiveTools(), loadOasCorpus()]);
@@ -53,16 +55,25 @@ before(async () => {
   corpora.set('generated', generated.map((s, i) => ({ id: `generated#${i}`, schema: s })));
 });
 
+/** The original's validator, compiled once for both profiles. */
+const originals = new Map<Case, ((x: unknown) => boolean | undefined) | undefined>();
+function originalValidator(c: Case): ((x: unknown) => boolean | undefined) | undefined {
+  if (!originals.has(c)) {
+    try {
+      originals.set(c, compileLenient(c.schema));
+    } catch {
+      originals.set(c, undefined);
+    }
+  }
+  return originals.get(c);
+}
+
 function run(corpus: string, profile: ProfileId): Row {
   const row: Row = { schemas: 0, fit: 0, loosened: 0, valid: 0, roundTripFailures: 0, served: 0, backErrors: 0, backValid: 0, crashes: 0 };
   const failures: string[] = [];
   for (const c of corpora.get(corpus)!) {
-    let accepts;
-    try {
-      accepts = compileLenient(c.schema);
-    } catch {
-      continue; // ajv cannot compile the original (an invalid upstream schema)
-    }
+    const accepts = originalValidator(c);
+    if (accepts === undefined) continue; // ajv cannot compile the original (an invalid upstream schema)
     row.schemas++;
     const p = profileSchema(profile, structuredClone(c.schema) as never);
     if (p.breaks.length === 0) row.fit++;
@@ -79,7 +90,8 @@ function run(corpus: string, profile: ProfileId): Row {
       }
     };
     const seed = hashString(`${profile} ${c.id}`);
-    const r = probe(c.schema, accepts, roundTrip, seed, OPTIONS);
+    const options = corpus === 'oas' ? OAS_OPTIONS : OPTIONS;
+    const r = probe(c.schema, accepts, roundTrip, seed, options);
     row.valid += r.valid;
     row.roundTripFailures += r.failures.length;
     for (const f of r.failures.slice(0, 1)) failures.push(`${c.id}: ${JSON.stringify(f).slice(0, 300)} → ${JSON.stringify(forth(f, p.plan)).slice(0, 300)}\n  served: ${JSON.stringify(p.schema).slice(0, 600)}`);
@@ -97,7 +109,7 @@ function run(corpus: string, profile: ProfileId): Row {
         return false;
       }
     };
-    const reverse = probe(p.schema, served, backs, seed ^ 1, OPTIONS);
+    const reverse = probe(p.schema, served, backs, seed ^ 1, options);
     row.served += reverse.valid;
     row.crashes += reverse.failures.length;
   }
@@ -108,16 +120,16 @@ function run(corpus: string, profile: ProfileId): Row {
 
 for (const profile of ['openai-strict', 'gemini'] as const) {
   test(`${profile}: generated schemas round-trip soundly`, () => {
-    assert.ok(run("generated", profile).valid > 500);
+    assert.ok(run("generated", profile).valid > 300);
   });
   test(`${profile}: the live MCP servers' tools round-trip soundly`, () => {
     const r = run('mcp', profile);
-    assert.ok(r.schemas >= 20 && r.valid > 400);
+    assert.ok(r.schemas >= 20 && r.valid > 300);
     assert.equal(r.fit, r.schemas, 'every MCP server tool fits the provider rules');
   });
   test(`${profile}: the oas-examples operations round-trip soundly`, () => {
     const r = run('oas', profile);
-    assert.ok(r.valid > 2000);
+    assert.ok(r.valid > 1000);
     if (profile === 'openai-strict') assert.equal(r.fit, r.schemas, 'every operation fits OpenAI strict mode');
   });
 }
