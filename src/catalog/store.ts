@@ -3,7 +3,9 @@
 // never a mix). Rebuilds are coalesced: a burst of source changes yields one
 // build. A failed rebuild keeps the last good snapshot. With `reuse` off
 // (config `catalog.reuse: false`) every rebuild starts from nothing, as the
-// first one does: the reference the fast paths must agree with.
+// first one does: the reference the fast paths must agree with. A config
+// reload hands in new sources, policy and tenants at once (`reconfigure`):
+// built strictly, swapped only when the build holds.
 import type { Logger } from 'pino';
 import type { Policy } from '../classify/policy.js';
 import type { HostMetrics } from '../observability/metrics.js';
@@ -29,6 +31,9 @@ export interface CatalogStoreOptions {
   reuse?: boolean;
 }
 
+/** What a config reload may change. */
+export type CatalogInputs = Pick<CatalogStoreOptions, 'sources' | 'policy' | 'tenants' | 'build'>;
+
 type SwapListener = (next: CatalogSnapshot, previous: CatalogSnapshot) => void;
 
 export class CatalogStore {
@@ -36,9 +41,11 @@ export class CatalogStore {
   private generation = 0;
   private pending = false;
   private readonly listeners = new Set<SwapListener>();
-  private readonly classifyCache?: ClassifyCache;
+  private classifyCache?: ClassifyCache;
+  /** The next build may not reuse the current snapshot's classifications or visible sets (policy or tenants changed). */
+  private cold = false;
 
-  constructor(private readonly options: CatalogStoreOptions) {
+  constructor(private options: CatalogStoreOptions) {
     this.snapshot = new CatalogSnapshot([], options.tenants, 0);
     if (options.reuse !== false) this.classifyCache = new ClassifyCache();
   }
@@ -67,6 +74,29 @@ export class CatalogStore {
     });
   };
 
+  /**
+   * Builds from new inputs (a config reload) with start-up's strictness and
+   * swaps them in with the snapshot, in one step; a fatal problem throws
+   * CatalogBuildError and changes nothing. A changed policy or tenant set
+   * builds cold: classifications and visible sets of the old ones do not hold.
+   */
+  reconfigure(inputs: CatalogInputs, changed: { policy: boolean; tenants: boolean }): CatalogSnapshot {
+    const before = { options: this.options, classifyCache: this.classifyCache, cold: this.cold };
+    this.options = { ...this.options, ...inputs };
+    if (changed.policy || changed.tenants) {
+      this.cold = true;
+      if (this.classifyCache !== undefined) this.classifyCache = new ClassifyCache();
+    }
+    try {
+      return this.rebuild(true);
+    } catch (err) {
+      this.options = before.options;
+      this.classifyCache = before.classifyCache;
+      this.cold = before.cold;
+      throw err;
+    }
+  }
+
   onSwap(listener: SwapListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -77,13 +107,14 @@ export class CatalogStore {
     const started = process.hrtime.bigint();
     const raw = sources.flatMap((s) => s.tools());
     // Unchanged tools keep their BuiltTool (and with it their serialized, compacted entry).
-    const reuse = this.options.reuse !== false;
+    const reuse = this.options.reuse !== false && !this.cold;
     const result = buildCatalog(raw, policy, { ...this.options.build, previous: reuse ? this.snapshot : undefined, classifyCache: this.classifyCache });
     const fatal = result.problems.filter((p) => p.fatal);
     if (strict && fatal.length > 0) throw new CatalogBuildError(fatal);
     for (const p of result.problems) logger.warn({ problem: p.message }, 'catalog problem on refresh');
     for (const w of result.warnings) logger.warn({ warning: w }, 'catalog warning');
     const previous = this.snapshot;
+    this.cold = false;
     const next = new CatalogSnapshot(result.tools, tenants, ++this.generation, {
       previous: reuse ? previous : undefined,
       repeats: result.repeats,

@@ -109,6 +109,8 @@ program
     };
     process.on('SIGINT', shutdown);
     process.on('SIGTERM', shutdown);
+    // SIGHUP re-reads the config (and what it names) and applies it, or says why not (docs/config.md).
+    process.on('SIGHUP', () => void running.host.reloader.reloadFile('SIGHUP').catch((err: unknown) => logger.error({ err }, 'config reload failed')));
   });
 
 program

@@ -123,6 +123,8 @@ const serverSchema = Type.Object(
     maxConnectionsPerAddress: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     /** Serve the catalog browser at /ui/ (default true; docs/ui.md). */
     ui: Type.Optional(Type.Boolean()),
+    /** Reload the configuration when its file changes (default true; docs/config.md "Changing a running host"). */
+    watchConfig: Type.Optional(Type.Boolean()),
   },
   CLOSED,
 );

@@ -16,7 +16,6 @@ import { RedisConnection } from '../auth/redis-connection.js';
 import { readSecretRef, SecretRefError } from '../util/secret-ref.js';
 import { CatalogSearch } from '../catalog/search/catalog-search.js';
 import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
-import { compileTenant, type TenantPolicy } from '../catalog/visibility.js';
 import { Policy } from '../classify/policy.js';
 import { loadConfigFile, type LoadedConfig } from '../config/load.js';
 import { resolve } from 'node:path';
@@ -35,6 +34,8 @@ import type { SourceContext } from '../sources/source-context.js';
 import { ConfigError } from '../util/validated-yaml.js';
 import { buildDiscovery, type Discovery } from './discovery.js';
 import { loadSources } from './load-sources.js';
+import { watchConfigFile } from './config-watch.js';
+import { ConfigReloader, mcpDefaultsOf, tenantPoliciesOf, type TenantMcpDefaults } from './reload.js';
 
 export interface HostOptions {
   logger?: Logger;
@@ -45,6 +46,8 @@ export interface HostOptions {
   startDeadlineMs?: number;
   /** Export spans here instead of by the OTEL_* variables (tests): tracing is on. */
   spanExporter?: SpanExporter;
+  /** Reload when the config file changes (default true; `server.watchConfig: false` turns it off too). */
+  watchConfig?: boolean;
 }
 
 export interface Host {
@@ -69,6 +72,10 @@ export interface Host {
   redis?: RedisConnection;
   /** What the invocation layer and the MCP front door need. */
   invoke: InvokeDeps;
+  /** Applies a changed config to the running host (file watch, SIGHUP, admin API). */
+  reloader: ConfigReloader;
+  /** Tenants whose MCP sessions default to compact schemas or the search mode; a reload updates them in place. */
+  mcpDefaults: TenantMcpDefaults;
   sourceHealth(): SourceHealth[];
   stop(): Promise<void>;
 }
@@ -156,7 +163,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
   });
   parts.add(() => auth.stop());
 
-  const tenants = new Map<string, TenantPolicy>(Object.entries(config.tenants).map(([id, t]) => [id, compileTenant(id, t.tools)]));
+  const tenants = tenantPoliciesOf(config.tenants);
   const policy = new Policy(config.policy);
   const store = new CatalogStore({
     sources: sources.list,
@@ -204,7 +211,25 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     tracing,
   };
 
-  return {
+  const mcpDefaults = mcpDefaultsOf(config.tenants);
+  const reloader = new ConfigReloader({
+    logger,
+    metrics,
+    ctx,
+    sources,
+    store,
+    auth,
+    mcpDefaults,
+    startDeadlineMs: deadline,
+    loaded: () => host.loaded,
+    setLoaded: (next) => (host.loaded = next),
+  });
+  if (options.watchConfig !== false && config.server?.watchConfig !== false) {
+    const watch = watchConfigFile(loaded.file, reloader, logger);
+    parts.add(() => watch.close());
+  }
+
+  const host: Host = {
     loaded,
     logger,
     metrics,
@@ -219,9 +244,12 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     events,
     redis,
     invoke,
+    reloader,
+    mcpDefaults,
     sourceHealth: () => sources.list.map((s) => sources.healthOf(s)),
     stop: () => parts.stopAll(logger),
   };
+  return host;
 }
 
 /**

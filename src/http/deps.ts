@@ -44,6 +44,8 @@ export interface HttpDeps {
   redisHealth?: () => RedisHealth;
   /** RFC 9728 metadata; when present, served at its well-known paths. */
   protectedResource?: ProtectedResource;
+  /** The config generation served and the last reload (refused or not), for readiness. */
+  configStatus?: () => object;
   /** The catalog browser; when present, /ui/ is served (its assets undefined when never built). */
   ui?: { assets: UiAssets | undefined };
 }
