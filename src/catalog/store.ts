@@ -97,6 +97,14 @@ export class CatalogStore {
     }
   }
 
+  /** What `reconfigure` would serve, built cold and strictly, without swapping anything in (a dry run). */
+  preview(inputs: CatalogInputs): CatalogSnapshot {
+    const result = buildCatalog(inputs.sources.flatMap((s) => s.tools()), inputs.policy, { ...inputs.build });
+    const fatal = result.problems.filter((p) => p.fatal);
+    if (fatal.length > 0) throw new CatalogBuildError(fatal);
+    return new CatalogSnapshot(result.tools, inputs.tenants, this.generation, { repeats: result.repeats, schemaTexts: result.schemaTexts });
+  }
+
   onSwap(listener: SwapListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -9,9 +9,10 @@ import type { HostConfigFile } from '../config/schema.js';
 /**
  * Top-level sections read once at start: what they configure (the listening
  * socket, the event store, the Redis connection, the MCP front door, the
- * metrics registry, the auth layer's verifiers) is built around them.
+ * metrics registry, the auth layer's verifiers, the admin API's keys) is
+ * built around them.
  */
-export const FIXED_SECTIONS = ['server', 'events', 'redis', 'mcp', 'metrics', 'catalog', 'search', 'auth'] as const;
+export const FIXED_SECTIONS = ['server', 'events', 'redis', 'mcp', 'metrics', 'catalog', 'search', 'auth', 'admin'] as const;
 
 /** The upstream kinds whose running instances a reload keeps when their entry is unchanged. */
 export const UPSTREAM_KINDS = [

@@ -35,6 +35,7 @@ import { ConfigError } from '../util/validated-yaml.js';
 import { buildDiscovery, type Discovery } from './discovery.js';
 import { loadSources } from './load-sources.js';
 import { watchConfigFile } from './config-watch.js';
+import { AdminService } from './admin.js';
 import { ConfigReloader, mcpDefaultsOf, tenantPoliciesOf, type TenantMcpDefaults } from './reload.js';
 
 export interface HostOptions {
@@ -76,6 +77,8 @@ export interface Host {
   reloader: ConfigReloader;
   /** Tenants whose MCP sessions default to compact schemas or the search mode; a reload updates them in place. */
   mcpDefaults: TenantMcpDefaults;
+  /** The admin API's side, when `admin` is configured. */
+  admin?: AdminService;
   sourceHealth(): SourceHealth[];
   stop(): Promise<void>;
 }
@@ -229,6 +232,11 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     parts.add(() => watch.close());
   }
 
+  const admin =
+    config.admin === undefined
+      ? undefined
+      : new AdminService({ config: config.admin, authenticator: auth.authenticator, reloader, metrics, loaded: () => host.loaded, tenantSnapshot: () => store.current() });
+
   const host: Host = {
     loaded,
     logger,
@@ -246,6 +254,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     invoke,
     reloader,
     mcpDefaults,
+    admin,
     sourceHealth: () => sources.list.map((s) => sources.healthOf(s)),
     stop: () => parts.stopAll(logger),
   };

@@ -10,7 +10,8 @@ import type { Logger } from 'pino';
 import { recordOfEntry } from '../auth/api-keys.js';
 import type { AuthRuntime } from '../auth/setup.js';
 import { resolveRateLimit } from '../auth/rate-limit.js';
-import { CatalogBuildError, type CatalogStore } from '../catalog/store.js';
+import type { CatalogSnapshot } from '../catalog/snapshot.js';
+import { CatalogBuildError, type CatalogInputs, type CatalogStore } from '../catalog/store.js';
 import { compileTenant, type TenantPolicy } from '../catalog/visibility.js';
 import { Policy } from '../classify/policy.js';
 import { loadConfigFile, type LoadedConfig } from '../config/load.js';
@@ -83,10 +84,10 @@ export class ConfigReloader {
 
   /** Re-reads the config file and applies it; reloads run one at a time, in the order asked. */
   reloadFile(reason: string): Promise<ReloadOutcome> {
-    return this.enqueue(reason, () => loadConfigFile(this.parts.loaded().file));
+    return this.enqueue(reason, () => this.fileWithLayer());
   }
 
-  /** Applies a config already loaded and checked (the admin API's layer over the file). */
+  /** Applies a config loaded and checked by `load` (the file with a changed layer: the admin API), in line with file reloads. */
   apply(reason: string, load: () => LoadedConfig): Promise<ReloadOutcome> {
     return this.enqueue(reason, load);
   }
@@ -124,7 +125,41 @@ export class ConfigReloader {
     return outcome;
   }
 
-  private async attempt(load: () => LoadedConfig): Promise<ReloadOutcome> {
+  /** The layer over the file (admin API changes), applied to every config read from the file. */
+  private layer: (loaded: LoadedConfig) => LoadedConfig = (loaded) => loaded;
+
+  setLayer(layer: (loaded: LoadedConfig) => LoadedConfig): void {
+    this.layer = layer;
+  }
+
+  /** The file as read now, with the layer over it (unchecked beyond what loading checks). */
+  fileWithLayer(): LoadedConfig {
+    return this.layer(loadConfigFile(this.parts.loaded().file));
+  }
+
+  /**
+   * What serving `load()` would look like, checked as a reload checks it and
+   * built, but swapped in nowhere: new upstreams are started for the look and
+   * stopped again. Throws ConfigError for what a reload would refuse.
+   */
+  preview(load: () => LoadedConfig): Promise<{ snapshot: CatalogSnapshot; refused: string[] }> {
+    const run = this.chain.then(async () => {
+      const prepared = await this.prepare(load);
+      try {
+        return { snapshot: this.parts.store.preview(prepared.inputs), refused: prepared.refused };
+      } catch (err) {
+        if (err instanceof CatalogBuildError) throw new ConfigError(err.problems.map((p) => `${prepared.candidate.file}: ${p.message}`));
+        throw err;
+      } finally {
+        await Promise.all(prepared.started.map((s) => s.stop().catch(() => undefined)));
+      }
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Loads, keeps the fixed settings, makes and starts the sources a candidate needs. */
+  private async prepare(load: () => LoadedConfig) {
     const running = this.parts.loaded();
     const read = load();
     const { config, refused } = keepFixedSettings(running.config, read.config);
@@ -135,12 +170,20 @@ export class ConfigReloader {
     const started = fresh.filter((s) => next.includes(s));
     await this.startAll(started);
     const registry = new SourceRegistry(next);
-    const tenants = tenantPoliciesOf(config.tenants);
+    const inputs: CatalogInputs = {
+      sources: next,
+      policy: new Policy(config.policy),
+      tenants: tenantPoliciesOf(config.tenants),
+      build: { isMissingStepFatal: (toolId) => registry.sourceFor(toolId) === undefined },
+    };
+    const changed = { policy: !sameValue(running.config.policy, config.policy), tenants: !sameValue(running.config.tenants, config.tenants) };
+    return { running, candidate, refused, next, started, inputs, changed };
+  }
+
+  private async attempt(load: () => LoadedConfig): Promise<ReloadOutcome> {
+    const { running, candidate, refused, next, started, inputs, changed } = await this.prepare(load);
     try {
-      this.parts.store.reconfigure(
-        { sources: next, policy: new Policy(config.policy), tenants, build: { isMissingStepFatal: (toolId) => registry.sourceFor(toolId) === undefined } },
-        { policy: !sameValue(running.config.policy, config.policy), tenants: !sameValue(running.config.tenants, config.tenants) },
-      );
+      this.parts.store.reconfigure(inputs, changed);
     } catch (err) {
       await Promise.all(started.map((s) => s.stop().catch(() => undefined)));
       if (err instanceof CatalogBuildError) throw new ConfigError(err.problems.map((p) => `${candidate.file}: ${p.message}`));
@@ -150,7 +193,7 @@ export class ConfigReloader {
     const previous = this.parts.sources.list;
     this.parts.sources.replace(next);
     this.swapAuth(running, candidate);
-    this.swapMcpDefaults(config.tenants);
+    this.swapMcpDefaults(candidate.config.tenants);
     this.parts.setLoaded(candidate);
     this.generation++;
     this.parts.metrics.configGeneration.set(this.generation);

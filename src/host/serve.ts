@@ -82,6 +82,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       ui: (host.loaded.config.server?.ui ?? true) ? { assets: loadUiAssets() } : undefined,
       redisHealth: host.redis === undefined ? undefined : () => host.redis!.health(),
       configStatus: () => host.reloader.status(),
+      admin: host.admin,
     });
     const mcpConfig = host.loaded.config.mcp ?? {};
     if (mcpConfig.enabled ?? true) {
