@@ -3,7 +3,7 @@
 // the file watch. A policy change under load, an invalid edit, a fixed setting,
 // and an MCP server added and removed under an open MCP session.
 import assert from 'node:assert/strict';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -32,7 +32,10 @@ const HANDLERS = `export const handlers = {
 `;
 
 const dir = tempDir();
-const configFile = join(dir, 'toolhost.yaml');
+// Laid out as a Kubernetes ConfigMap volume: toolhost.yaml -> ..data/toolhost.yaml, ..data -> ..vN.
+const volume = join(dir, 'volume');
+const configFile = join(volume, 'toolhost.yaml');
+let version = 0;
 
 function config(tier: 'pure' | 'read', extra: { mcp?: boolean; mcpEnv?: Record<string, string>; server?: Record<string, unknown> } = {}): Record<string, unknown> {
   return {
@@ -47,11 +50,13 @@ function config(tier: 'pure' | 'read', extra: { mcp?: boolean; mcpEnv?: Record<s
   };
 }
 
-/** Replaces the file the way editors and ConfigMap volumes do: a new file renamed over the old one. */
-function writeAtomically(content: Record<string, unknown> | string): void {
-  const tmp = `${configFile}.tmp`;
-  writeFileSync(tmp, typeof content === 'string' ? content : stringify(content));
-  renameSync(tmp, configFile);
+/** Replaces the file as the kubelet updates a ConfigMap volume: a new directory, and the `..data` symlink swapped to it. */
+function writeAtomically(content: Record<string, unknown>): void {
+  const next = `..v${++version}`;
+  mkdirSync(join(volume, next));
+  writeFileSync(join(volume, next, 'toolhost.yaml'), stringify(content));
+  symlinkSync(next, join(volume, '..data_tmp'));
+  renameSync(join(volume, '..data_tmp'), join(volume, '..data'));
 }
 
 async function readyz(server: TestServer): Promise<{ config: { generation: number; lastRefused?: { problems: string[] }; lastReload?: { outcome: string; refusedSettings?: string[] } } }> {
@@ -71,7 +76,9 @@ describe('config reload', () => {
     mkdirSync(join(dir, 'pack'));
     writeFileSync(join(dir, 'pack', 'toolpack.yaml'), MANIFEST);
     writeFileSync(join(dir, 'pack', 'handlers.mjs'), HANDLERS);
-    writeFileSync(configFile, stringify(config('pure')));
+    mkdirSync(volume);
+    writeAtomically(config('pure'));
+    symlinkSync('..data/toolhost.yaml', configFile);
     server = await startTestServer(configFile);
   });
   after(() => server.close());
@@ -166,9 +173,19 @@ describe('config reload', () => {
     await waitFor(async () => (await readyz(server)).config.generation === generation + 2, 15_000, 'the changed entry');
     assert.notEqual(server.running.host.sources.get('mcp:everything'), running);
 
+    // A call in flight when its server is removed finishes under the view it started with.
+    const slow = (await client.listTools()).tools.find((t) => t.name.endsWith('trigger-long-running-operation'))!;
+    let progressed = 0;
+    let done = false;
+    const inFlight = client.callTool({ name: slow.name, arguments: { duration: 3, steps: 6 } }, undefined, { onprogress: () => void progressed++ }).finally(() => (done = true));
+    await waitFor(() => progressed >= 1, 10_000, 'the slow call under way');
     const before = changes;
     writeAtomically(config('read'));
     await waitFor(() => changes > before, 10_000, 'list_changed after the removal');
+    assert.equal(done, false, 'the call was still running when its server was removed');
+    const finished = await inFlight;
+    assert.notEqual(finished.isError, true, JSON.stringify(finished.content));
+    assert.match(JSON.stringify(finished.content), /completed/);
     assert.ok(!(await names()).some((n) => n.includes('everything')));
     const health = (await request(server.url, '/health/sources')).json() as { sources: { id: string }[] };
     assert.ok(!health.sources.some((s) => s.id === 'mcp:everything'));
