@@ -40,6 +40,7 @@ import { commitEvents } from './postgres-append.js';
 import { LiveFeed } from './postgres-feed.js';
 import { classifyPgFailure, describeServer, scrubber } from './postgres-errors.js';
 import { migrate } from './postgres-schema.js';
+import { postgresConfigChanges, type ConfigChangeStore } from './config-changes.js';
 import type { EventStore } from './store.js';
 
 /** The retention and probe options mean what they mean for the SQLite log (log.ts). */
@@ -82,6 +83,7 @@ interface Pending {
 }
 
 export class PostgresEventStore implements EventStore {
+  readonly configChanges: ConfigChangeStore;
   private readonly guard: WriteGuard;
   private readonly queue: Pending[] = [];
   private committing = false;
@@ -100,6 +102,7 @@ export class PostgresEventStore implements EventStore {
     server: string,
   ) {
     this.scrub = scrubber(options.url);
+    this.configChanges = postgresConfigChanges(pool);
     this.guard = new WriteGuard(logId, undefined, options);
     this.database = { engine: 'postgres', server, state: 'reachable', checkedAt: new Date().toISOString() };
     const check = setInterval(() => void this.check(), options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS);

@@ -14,6 +14,29 @@ import type { HostMetrics } from '../observability/metrics.js';
 import { ConfigError } from '../util/validated-yaml.js';
 import { catalogDiff, digestOf, etagOf, masked, problemsOf, unmasked, type TenantDiff } from './admin-view.js';
 import type { ConfigReloader } from './reload.js';
+import type { ConfigChangeStore } from '../events/config-changes.js';
+
+/** How often a replica looks for changes other replicas stored. */
+const SYNC_INTERVAL_MS = 250;
+
+/** The file's config with `layer` over it, checked as a file is (the file alone when the layer is empty). */
+export function layeredConfig(file: LoadedConfig, layer: ConfigLayer): LoadedConfig {
+  if (layer.size === 0) return file;
+  return loadConfigValue(applyLayer(file.config, layer), file.file, LAYER_LABEL);
+}
+
+/** The stored changes folded into a layer, and the last one's sequence (-1: none). */
+export async function readStoredLayer(store: ConfigChangeStore, layer: ConfigLayer = new Map(), after = -1): Promise<{ layer: ConfigLayer; seq: number }> {
+  let next = layer;
+  let seq = after;
+  for (const c of await store.readChangesAfter(after)) {
+    next = withChange(next, { kind: c.kind as ResourceKind, id: c.id, value: c.value });
+    seq = c.seq;
+  }
+  return { layer: next, seq };
+}
+
+const sameLayer = (a: ConfigLayer, b: ConfigLayer): boolean => JSON.stringify([...a.values()]) === JSON.stringify([...b.values()]);
 
 export const DEFAULT_ADMIN_SCOPE = 'toolhost:admin';
 const MAX_AUDIT = 1000;
@@ -48,18 +71,60 @@ export interface ChangeRequest {
 export type ChangeResult = { dryRun: true; changes: Record<string, TenantDiff>; refusedSettings: string[] } | { dryRun: false; value: unknown; etag: string; generation: number };
 
 export class AdminService {
-  private layer: ConfigLayer = new Map();
+  private layer: ConfigLayer;
+  /** The last stored change this replica has applied (-1: none; without a store, unused). */
+  private appliedSeq: number;
+  /** Changes and syncs one at a time. */
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly timer?: NodeJS.Timeout;
   private readonly keys: ApiKeyStore;
   private readonly scope: string;
   private readonly records: AuditRecord[] = [];
   private seq = 0;
 
   constructor(
-    private readonly deps: { config?: AdminConfig; authenticator: Authenticator; reloader: ConfigReloader; metrics: HostMetrics; loaded: () => LoadedConfig; tenantSnapshot: () => CatalogSnapshot },
+    private readonly deps: {
+      config?: AdminConfig;
+      authenticator: Authenticator;
+      reloader: ConfigReloader;
+      metrics: HostMetrics;
+      loaded: () => LoadedConfig;
+      tenantSnapshot: () => CatalogSnapshot;
+      /** Where changes are kept for every replica; absent: in this process only. */
+      changes?: ConfigChangeStore;
+      /** What the store held at start, already applied. */
+      stored?: { layer: ConfigLayer; seq: number };
+    },
   ) {
+    this.layer = deps.stored?.layer ?? new Map();
+    this.appliedSeq = deps.stored?.seq ?? -1;
+    if (deps.changes !== undefined) {
+      this.timer = setInterval(() => void this.serial(() => this.sync()).catch(() => undefined), SYNC_INTERVAL_MS);
+      this.timer.unref();
+    }
     this.keys = new ApiKeyStore((deps.config?.keys ?? []).map((k) => ({ principalId: k.id, tenant: '', scopes: [], keyHash: k.keyHash })));
     this.scope = deps.config?.scope ?? DEFAULT_ADMIN_SCOPE;
-    deps.reloader.setLayer((loaded) => this.layered(loaded, this.layer));
+    deps.reloader.setLayer((loaded) => layeredConfig(loaded, this.layer));
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private serial<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(run);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Applies the changes other replicas stored since the last one applied here, in their order. */
+  private async sync(): Promise<void> {
+    const { layer, seq } = await readStoredLayer(this.deps.changes!, this.layer, this.appliedSeq);
+    if (seq === this.appliedSeq) return;
+    this.appliedSeq = seq;
+    if (sameLayer(layer, this.layer)) return;
+    this.layer = layer;
+    await this.deps.reloader.apply('admin API change stored by a replica', () => layeredConfig(loadConfigFile(this.deps.loaded().file), layer));
   }
 
   /** The admin's id when the token is an admin key, or a tenant credential holding the admin scope; undefined for anyone else. */
@@ -92,14 +157,18 @@ export class AdminService {
   }
 
   /** Checks and applies (or previews) one change; refusals are ContractErrors in the error envelope. */
-  async change(req: ChangeRequest): Promise<ChangeResult> {
+  change(req: ChangeRequest): Promise<ChangeResult> {
+    return req.dryRun ? this.changeNow(req) : this.serial(() => this.changeNow(req));
+  }
+
+  private async changeNow(req: ChangeRequest): Promise<ChangeResult> {
     const running = this.deps.loaded().config;
     const before = resourceOf(running, req.kind, req.id);
     this.precondition(req, before);
     const value = req.value === null ? null : unmasked(req.kind, req.value, before);
     const entry: LayerEntry = { kind: req.kind, id: req.id, value };
     const layer = withChange(this.layer, entry);
-    const load = () => this.layered(loadConfigFile(this.deps.loaded().file), layer);
+    const load = () => layeredConfig(loadConfigFile(this.deps.loaded().file), layer);
     const target = applyLayer(running, new Map([[layerKey(req.kind, req.id), entry]]));
     const at = value === null ? pointerOf(running, req.kind, req.id) : pointerOf(target, req.kind, req.id);
     try {
@@ -115,6 +184,7 @@ export class AdminService {
         this.layer = previous;
         throw new ConfigError(outcome.problems);
       }
+      if (this.deps.changes !== undefined) await this.store(req, value, previous);
       this.record(req, before, value);
       const now = resourceOf(this.deps.loaded().config, req.kind, req.id);
       return { dryRun: false, value: now === undefined ? null : masked(req.kind, now), etag: etagOf(now), generation: outcome.generation };
@@ -134,10 +204,19 @@ export class AdminService {
     if (req.ifMatch !== '*' && req.ifMatch !== etagOf(before)) throw new ContractError('toolhost.precondition_failed', 'the resource changed since it was read (stale If-Match); read it again', { etag: etagOf(before) });
   }
 
-  /** The file's config with `layer` over it, checked as a file is (the file alone when the layer is empty). */
-  private layered(file: LoadedConfig, layer: ConfigLayer): LoadedConfig {
-    if (layer.size === 0) return file;
-    return loadConfigValue(applyLayer(file.config, layer), file.file, LAYER_LABEL);
+  /**
+   * Stores an applied change for every replica; when another replica stored a
+   * change of the same resource first, this one is undone here and refused.
+   */
+  private async store(req: ChangeRequest, value: unknown, previous: ConfigLayer): Promise<void> {
+    const seq = await this.deps.changes!.appendChange({ kind: req.kind, id: req.id, value, who: req.who }, this.appliedSeq);
+    if (seq === undefined) {
+      this.layer = previous;
+      await this.deps.reloader.apply('admin API change lost to a replica', () => layeredConfig(loadConfigFile(this.deps.loaded().file), previous));
+      await this.sync();
+      throw new ContractError('toolhost.precondition_failed', 'another replica changed the resource first (stale If-Match); read it again');
+    }
+    await this.sync();
   }
 
   private record(req: ChangeRequest, before: unknown, after: unknown): void {

@@ -35,7 +35,7 @@ import { ConfigError } from '../util/validated-yaml.js';
 import { buildDiscovery, type Discovery } from './discovery.js';
 import { loadSources } from './load-sources.js';
 import { watchConfigFile } from './config-watch.js';
-import { AdminService } from './admin.js';
+import { AdminService, layeredConfig, readStoredLayer } from './admin.js';
 import { ConfigReloader, mcpDefaultsOf, tenantPoliciesOf, type TenantMcpDefaults } from './reload.js';
 
 export interface HostOptions {
@@ -115,9 +115,11 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
   }
 }
 
-async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Logger, parts: StartedParts): Promise<Host> {
+async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger: Logger, parts: StartedParts): Promise<Host> {
+  let loaded = fileConfig;
   const env = options.env ?? process.env;
-  const { config, dir } = loaded;
+  let config = loaded.config;
+  const dir = loaded.dir;
   const metrics = createMetrics({
     processMetrics: options.processMetrics ?? false,
     eventLog: config.events !== undefined,
@@ -147,6 +149,13 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     parts.add(() => log.close());
     metrics.eventLog?.writable.set(1);
     logger.info({ eventLog: file, logId: log.logId, synchronous: config.events.synchronous ?? 'full' }, 'event log open');
+  }
+
+  // The admin API's changes other replicas (or an earlier run) stored: served from the start.
+  const stored = config.admin !== undefined && events?.configChanges !== undefined ? await readStoredLayer(events.configChanges) : undefined;
+  if (stored !== undefined) {
+    loaded = layeredConfig(loaded, stored.layer);
+    config = loaded.config;
   }
 
   // Upstream sources are created here but connect only when started, below.
@@ -235,7 +244,8 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
   const admin =
     config.admin === undefined
       ? undefined
-      : new AdminService({ config: config.admin, authenticator: auth.authenticator, reloader, metrics, loaded: () => host.loaded, tenantSnapshot: () => store.current() });
+      : new AdminService({ config: config.admin, authenticator: auth.authenticator, reloader, metrics, loaded: () => host.loaded, tenantSnapshot: () => store.current(), changes: events?.configChanges, stored });
+  if (admin !== undefined) parts.add(() => admin.stop());
 
   const host: Host = {
     loaded,
