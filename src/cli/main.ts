@@ -141,6 +141,17 @@ program
   });
 
 program
+  .command('config')
+  .description('the running configuration')
+  .command('export')
+  .description('print the effective configuration as YAML: the file with the admin API changes stored in the event store over it')
+  .requiredOption('--config <file>', 'config file (YAML or JSON)')
+  .action(async (opts: { config: string }) => {
+    const { runConfigExport } = await import('./export-command.js');
+    process.stdout.write(await runConfigExport(opts.config).catch(failOnConfigError));
+  });
+
+program
   .command('hash-key')
   .description('print the keyHash of an API key for the config (reads the key from stdin when not given)')
   .argument('[key]', 'the API key; prefer stdin so it stays out of shell history')

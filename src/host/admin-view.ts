@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import type { ResourceKind } from '../config/layer.js';
+import type { HostConfigFile } from '../config/schema.js';
 
 /** What a masked value reads as; written back unchanged, it keeps the value it stands for. */
 export const MASKED = '(masked)';
@@ -21,6 +22,12 @@ export function masked(kind: ResourceKind, value: unknown): unknown {
     out[key] = Object.fromEntries(Object.entries(map).map(([k, v]) => [k, typeof v === 'string' && v.includes('${') ? v : MASKED]));
   }
   return out;
+}
+
+/** A whole config as the admin API and `toolhost config export` show it: MCP servers' literal values masked. */
+export function maskedConfig(config: HostConfigFile): HostConfigFile {
+  const sources = config.sources === undefined ? undefined : { ...config.sources, mcp: config.sources.mcp?.map((e) => masked('mcp', e) as typeof e) };
+  return { ...config, ...(sources ? { sources } : {}) };
 }
 
 /** A written resource with each masked value put back from the resource it replaces. */

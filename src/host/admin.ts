@@ -12,7 +12,7 @@ import { loadConfigFile, loadConfigValue, type LoadedConfig } from '../config/lo
 import type { AdminConfig } from '../config/schema.js';
 import type { HostMetrics } from '../observability/metrics.js';
 import { ConfigError } from '../util/validated-yaml.js';
-import { catalogDiff, digestOf, etagOf, masked, problemsOf, unmasked, type TenantDiff } from './admin-view.js';
+import { catalogDiff, digestOf, etagOf, masked, maskedConfig, problemsOf, unmasked, type TenantDiff } from './admin-view.js';
 import type { ConfigReloader } from './reload.js';
 import type { ConfigChangeStore } from '../events/config-changes.js';
 
@@ -138,9 +138,7 @@ export class AdminService {
 
   /** The effective config, masked. */
   effectiveConfig(): unknown {
-    const config = this.deps.loaded().config;
-    const sources = config.sources === undefined ? undefined : { ...config.sources, mcp: config.sources.mcp?.map((e) => masked('mcp', e)) };
-    return { ...config, ...(sources ? { sources } : {}) };
+    return maskedConfig(this.deps.loaded().config);
   }
 
   list(kind: Exclude<ResourceKind, 'policy-rules'>): { items: { id: string; etag: string; value: unknown }[] } {

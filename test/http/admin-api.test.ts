@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { parse } from 'yaml';
 import { hashApiKey } from '../../src/auth/api-keys.js';
+import { runConfigExport } from '../../src/cli/export-command.js';
 import { startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -26,6 +28,7 @@ const configFile = writeConfig(
     ],
     admin: { keys: [{ id: 'ops', keyHash: hashApiKey('adm') }] },
     policy: { rules: [{ match: 'openwop:t.*', safetyTier: 'pure' }] },
+    events: { file: 'events.sqlite' },
     sources: { nodePacks: [{ path: 'pack' }] },
   },
   dir,
@@ -164,5 +167,14 @@ describe('admin API', () => {
     const metrics = (await call(server, 'GET', '/metrics')).text;
     assert.match(metrics, /toolhost_admin_changes_total\{kind="tenants",action="create"\} 1/);
     assert.match(metrics, /toolhost_admin_changes_total\{kind="policy-rules",action="replace"\} 1/);
+  });
+
+  it('keeps the changes in the event store: `toolhost config export` prints the file with them over it', async () => {
+    const exported = await runConfigExport(configFile);
+    const config = parse(exported);
+    assert.deepEqual(config.tenants, { a: { tools: ['*'] }, b: { tools: ['openwop:t.*'] } });
+    assert.deepEqual(config.policy.rules, [{ match: 'openwop:t.*', safetyTier: 'read' }]);
+    assert.deepEqual(config.sources.mcp ?? [], []);
+    assert.ok(!exported.includes(SECRET));
   });
 });
