@@ -67,7 +67,8 @@ export interface KeysFileReloaderOptions extends KeysFileContext {
  */
 export class KeysFileReloader {
   private watch: FileWatch | undefined;
-  private readonly inlineRecords: ApiKeyRecord[];
+  private inlineRecords: ApiKeyRecord[];
+  private fileRecords: ApiKeyRecord[] = [];
 
   constructor(private readonly options: KeysFileReloaderOptions) {
     this.inlineRecords = options.inline.map(recordOfEntry);
@@ -76,6 +77,7 @@ export class KeysFileReloader {
   /** Strict first load (throws ConfigError), then watching. */
   start(): void {
     const { text, records } = readKeysFile(this.options.file, this.options);
+    this.fileRecords = records;
     this.options.store.replace([...this.inlineRecords, ...records]);
     this.options.logger.info({ keysFile: this.options.file, principals: records.length }, 'API keys loaded from keys file');
     this.watch = watchFileText(
@@ -98,9 +100,16 @@ export class KeysFileReloader {
       this.options.logger.error({ keysFile: this.options.file, problems: err.problems }, `keys file rejected; keeping the last good keys:\n  ${err.problems.join('\n  ')}`);
       return;
     }
+    this.fileRecords = records;
     this.options.store.replace([...this.inlineRecords, ...records]);
     this.options.logger.info({ keysFile: this.options.file, principals: records.length }, 'API keys reloaded from keys file');
     this.options.onReload?.(records.length);
+  }
+
+  /** New inline principals (a config reload), beside the keys file's, swapped in at once. */
+  setInline(entries: readonly PrincipalEntry[]): void {
+    this.inlineRecords = entries.map(recordOfEntry);
+    this.options.store.replace([...this.inlineRecords, ...this.fileRecords]);
   }
 
   stop(): void {

@@ -131,7 +131,8 @@ export class RateLimiter {
     const key = bucketKeyOf(principal);
     const now = nowMs();
     let bucket = this.buckets.get(key);
-    if (bucket === undefined) {
+    // A bucket made under another limit (the tenant's limit changed by a config reload) starts over under the new one.
+    if (bucket === undefined || bucket.limit !== limit) {
       if (this.buckets.size >= this.maxBuckets) this.makeRoom(now);
       bucket = new TokenBucket(limit, now);
       this.buckets.set(key, bucket);

@@ -41,8 +41,12 @@ export interface AuthRuntime {
   rateLimiter: RateLimiter;
   /** What admits a principal: `rateLimiter` itself, or the buckets shared through Redis. */
   principalLimiter: PrincipalLimiter;
-  /** Effective per-principal limit per tenant (undefined: unlimited). */
-  tenantLimits: ReadonlyMap<string, RateLimit | undefined>;
+  /** Effective per-principal limit per tenant (undefined: unlimited); a config reload updates it in place. */
+  tenantLimits: Map<string, RateLimit | undefined>;
+  /** The tenant ids JWTs and the keys file may name; a config reload updates it in place. */
+  tenantIds: Set<string>;
+  /** The limit of a tenant without a `rateLimit` of its own. */
+  defaultLimit?: RateLimit;
   anonymousLimit?: RateLimit;
   audit: boolean;
   /** RFC 9728 metadata, when `auth.oauth` is configured. */
@@ -118,6 +122,8 @@ export function setUpAuth(input: AuthSetupInput): AuthRuntime {
       rateLimiter,
       principalLimiter,
       tenantLimits,
+      tenantIds,
+      defaultLimit: fallback,
       anonymousLimit,
       audit,
       stop: () => {

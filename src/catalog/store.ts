@@ -3,7 +3,9 @@
 // never a mix). Rebuilds are coalesced: a burst of source changes yields one
 // build. A failed rebuild keeps the last good snapshot. With `reuse` off
 // (config `catalog.reuse: false`) every rebuild starts from nothing, as the
-// first one does: the reference the fast paths must agree with.
+// first one does: the reference the fast paths must agree with. A config
+// reload hands in new sources, policy and tenants at once (`reconfigure`):
+// built strictly, swapped only when the build holds.
 import type { Logger } from 'pino';
 import type { Policy } from '../classify/policy.js';
 import type { HostMetrics } from '../observability/metrics.js';
@@ -30,6 +32,8 @@ export interface CatalogStoreOptions {
 }
 
 const hasLoaded = (state: SourceState): boolean => state === 'connected' || state === 'stale';
+/** What a config reload may change. */
+export type CatalogInputs = Pick<CatalogStoreOptions, 'sources' | 'policy' | 'tenants' | 'build'>;
 
 type SwapListener = (next: CatalogSnapshot, previous: CatalogSnapshot) => void;
 
@@ -38,11 +42,13 @@ export class CatalogStore {
   private generation = 0;
   private pending = false;
   private readonly listeners = new Set<SwapListener>();
-  private readonly classifyCache?: ClassifyCache;
+  private classifyCache?: ClassifyCache;
   /** Ids of the sources whose tools the current snapshot was built from (those that had loaded by then). */
   private served: ReadonlySet<string> = new Set();
+  /** The next build may not reuse the current snapshot's classifications or visible sets (policy or tenants changed). */
+  private cold = false;
 
-  constructor(private readonly options: CatalogStoreOptions) {
+  constructor(private options: CatalogStoreOptions) {
     this.snapshot = new CatalogSnapshot([], options.tenants, 0);
     if (options.reuse !== false) this.classifyCache = new ClassifyCache();
   }
@@ -79,6 +85,37 @@ export class CatalogStore {
     return this.options.sources.filter((s) => !this.served.has(s.id)).map((s) => s.id);
   }
 
+  /**
+   * Builds from new inputs (a config reload) with start-up's strictness and
+   * swaps them in with the snapshot, in one step; a fatal problem throws
+   * CatalogBuildError and changes nothing. A changed policy or tenant set
+   * builds cold: classifications and visible sets of the old ones do not hold.
+   */
+  reconfigure(inputs: CatalogInputs, changed: { policy: boolean; tenants: boolean }): CatalogSnapshot {
+    const before = { options: this.options, classifyCache: this.classifyCache, cold: this.cold };
+    this.options = { ...this.options, ...inputs };
+    if (changed.policy || changed.tenants) {
+      this.cold = true;
+      if (this.classifyCache !== undefined) this.classifyCache = new ClassifyCache();
+    }
+    try {
+      return this.rebuild(true);
+    } catch (err) {
+      this.options = before.options;
+      this.classifyCache = before.classifyCache;
+      this.cold = before.cold;
+      throw err;
+    }
+  }
+
+  /** What `reconfigure` would serve, built cold and strictly, without swapping anything in (a dry run). */
+  preview(inputs: CatalogInputs): CatalogSnapshot {
+    const result = buildCatalog(inputs.sources.flatMap((s) => s.tools()), inputs.policy, { ...inputs.build });
+    const fatal = result.problems.filter((p) => p.fatal);
+    if (fatal.length > 0) throw new CatalogBuildError(fatal);
+    return new CatalogSnapshot(result.tools, inputs.tenants, this.generation, { repeats: result.repeats, schemaTexts: result.schemaTexts });
+  }
+
   onSwap(listener: SwapListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -91,13 +128,14 @@ export class CatalogStore {
     // A source that has loaded once serves its last good tools, also while it is stale.
     const loaded = new Set(sources.filter((s) => hasLoaded(s.health().state)).map((s) => s.id));
     // Unchanged tools keep their BuiltTool (and with it their serialized, compacted entry).
-    const reuse = this.options.reuse !== false;
+    const reuse = this.options.reuse !== false && !this.cold;
     const result = buildCatalog(raw, policy, { ...this.options.build, previous: reuse ? this.snapshot : undefined, classifyCache: this.classifyCache });
     const fatal = result.problems.filter((p) => p.fatal);
     if (strict && fatal.length > 0) throw new CatalogBuildError(fatal);
     for (const p of result.problems) logger.warn({ problem: p.message }, 'catalog problem on refresh');
     for (const w of result.warnings) logger.warn({ warning: w }, 'catalog warning');
     const previous = this.snapshot;
+    this.cold = false;
     const next = new CatalogSnapshot(result.tools, tenants, ++this.generation, {
       previous: reuse ? previous : undefined,
       repeats: result.repeats,

@@ -109,6 +109,8 @@ program
     };
     process.on('SIGINT', shutdown);
     process.on('SIGTERM', shutdown);
+    // SIGHUP re-reads the config (and what it names) and applies it, or says why not (docs/config.md).
+    process.on('SIGHUP', () => void running.host.reloader.reloadFile('SIGHUP').catch((err: unknown) => logger.error({ err }, 'config reload failed')));
   });
 
 program
@@ -164,6 +166,17 @@ program
     const { hostConfigSchema } = await import('../config/schema.js');
     // JSON.stringify leaves out TypeBox's symbol keys: what is printed is plain JSON Schema.
     process.stdout.write(`${JSON.stringify(hostConfigSchema, null, 2)}\n`);
+  });
+
+program
+  .command('config')
+  .description('the running configuration')
+  .command('export')
+  .description('print the effective configuration as YAML: the file with the admin API changes stored in the event store over it')
+  .requiredOption('--config <file>', 'config file (YAML or JSON)')
+  .action(async (opts: { config: string }) => {
+    const { runConfigExport } = await import('./export-command.js');
+    process.stdout.write(await runConfigExport(opts.config).catch(failOnConfigError));
   });
 
 program

@@ -127,7 +127,7 @@ function effectiveTools(host: Host, principal: Principal): string[] {
 export async function runValidate(configFile: string, options: ValidateOptions = {}): Promise<ValidateResult> {
   const env = options.env ?? process.env;
   const collector = stderrCollector();
-  const host = await startHost(configFile, { logger: collector.logger, env, startDeadlineMs: 5_000 });
+  const host = await startHost(configFile, { logger: collector.logger, env, startDeadlineMs: 5_000, watchConfig: false });
   try {
     const snapshot = host.store.current();
     const lines = [`${host.loaded.file}: ${snapshot.entries.length} tools from ${host.sources.list.length} sources`];

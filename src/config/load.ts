@@ -2,7 +2,7 @@
 // cross-references (principal tenants, unique principal ids and keys), every
 // problem at once, each naming the file and the place inside it.
 import { dirname, resolve } from 'node:path';
-import { ConfigError, placeOf, readLocated, validateLocated, type LocatedDocument } from '../util/validated-yaml.js';
+import { ConfigError, parseLocated, placeOf, readLocated, validateLocated, type LocatedDocument } from '../util/validated-yaml.js';
 import { authConfigProblems } from '../auth/config.js';
 import { hostConfigSchema, type HostConfigFile } from './schema.js';
 
@@ -15,7 +15,19 @@ export interface LoadedConfig {
 
 export function loadConfigFile(file: string): LoadedConfig {
   const path = resolve(file);
-  const doc = readLocated(path);
+  return checkedConfig(readLocated(path), path);
+}
+
+/**
+ * A config given as a value (the file with changes made through the admin
+ * API), checked exactly as a file is; problems are placed in `label`, and
+ * relative paths resolve beside `file`.
+ */
+export function loadConfigValue(value: unknown, file: string, label: string): LoadedConfig {
+  return checkedConfig(parseLocated(label, JSON.stringify(value, null, 1)), resolve(file));
+}
+
+function checkedConfig(doc: LocatedDocument, path: string): LoadedConfig {
   const problems: string[] = [];
   let config: HostConfigFile;
   try {

@@ -129,10 +129,24 @@ const serverSchema = Type.Object(
     maxConnectionsPerAddress: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     /** Serve the catalog browser at /ui/ (default true; docs/ui.md). */
     ui: Type.Optional(Type.Boolean()),
+    /** Reload the configuration when its file changes (default true; docs/config.md "Changing a running host"). */
+    watchConfig: Type.Optional(Type.Boolean()),
   },
   CLOSED,
 );
 export type ServerConfig = Static<typeof serverSchema>;
+
+/** Who may call the admin API under /admin/v1/ (docs/admin.md); without this section it is not served. */
+const adminSchema = Type.Object(
+  {
+    /** API keys that reach only the admin API: they hold no tenant and see no tenant's tools. */
+    keys: Type.Optional(Type.Array(Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), keyHash: Type.String({ pattern: '^sha256:[0-9a-f]{64}$' }) }, CLOSED), { maxItems: 100 })),
+    /** A tenant principal (API key or JWT) holding this scope is an admin too (default `toolhost:admin`). */
+    scope: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  },
+  CLOSED,
+);
+export type AdminConfig = Static<typeof adminSchema>;
 
 /** What `/metrics` exports beyond the fixed set. */
 const metricsSchema = Type.Object(
@@ -176,6 +190,7 @@ export const hostConfigSchema = Type.Object(
     redis: Type.Optional(redisConfigSchema),
     mcp: Type.Optional(mcpFrontDoorSchema),
     metrics: Type.Optional(metricsSchema),
+    admin: Type.Optional(adminSchema),
     catalog: Type.Optional(catalogSchema),
     search: Type.Optional(searchSchema),
     principals: Type.Optional(Type.Array(principalEntrySchema)),

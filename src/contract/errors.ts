@@ -20,7 +20,9 @@ export const ERROR_STATUS = {
   // vendor codes
   'toolhost.method_not_allowed': 405,
   'toolhost.request_timeout': 408,
+  'toolhost.precondition_failed': 412,
   'toolhost.expectation_failed': 417,
+  'toolhost.precondition_required': 428,
   'toolhost.headers_too_large': 431,
   'toolhost.unavailable': 503,
 } as const;

@@ -72,6 +72,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { sqliteConfigChanges, type ConfigChangeStore } from './config-changes.js';
 import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } from './event-types.js';
 import { GroupCommitQueue, type GroupCommitStats, type PendingAppend } from './group-commit.js';
 import { classifyFailure, FileIdentity, WriteGuard, type AppendFailure, type EventLogHealth } from './log-health.js';
@@ -106,6 +107,7 @@ function toEvent(row: EventRow): ToolEvent {
 }
 
 export class EventLog implements EventStore {
+  readonly configChanges: ConfigChangeStore;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly checkTimer: NodeJS.Timeout;
   private deferredSync: NodeJS.Timeout | undefined;
@@ -131,6 +133,7 @@ export class EventLog implements EventStore {
   ) {
     this.guard = new WriteGuard(logId, identity, options);
     this.sql = prepareStatements(db);
+    this.configChanges = sqliteConfigChanges(db);
     this.queue = new GroupCommitQueue((group) => this.commitGroup(group), options.groupTrigger);
     this.subscribers = new Subscribers(
       (tenant) => this.lastSequenceNow(tenant),

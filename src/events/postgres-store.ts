@@ -40,6 +40,7 @@ import { commitEvents } from './postgres-append.js';
 import { LiveFeed } from './postgres-feed.js';
 import { classifyPgFailure, describeServer, scrubber } from './postgres-errors.js';
 import { migrate } from './postgres-schema.js';
+import { postgresConfigChanges, type ConfigChangeStore } from './config-changes.js';
 import { EventStoreOpenError, type EventStore } from './store.js';
 
 export { EventStoreOpenError };
@@ -77,6 +78,7 @@ interface Pending {
 }
 
 export class PostgresEventStore implements EventStore {
+  readonly configChanges: ConfigChangeStore;
   private readonly guard: WriteGuard;
   private readonly queue: Pending[] = [];
   private committing = false;
@@ -95,6 +97,7 @@ export class PostgresEventStore implements EventStore {
     server: string,
   ) {
     this.scrub = scrubber(options.url);
+    this.configChanges = postgresConfigChanges(pool);
     this.guard = new WriteGuard(logId, undefined, options);
     this.database = { engine: 'postgres', server, state: 'reachable', checkedAt: new Date().toISOString() };
     const check = setInterval(() => void this.check(), options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS);

@@ -2,6 +2,7 @@
 // opening it in WAL mode, its tables, and the prepared statements the log
 // runs. Kept apart from the log's behaviour (group commit, faults,
 // subscriptions) so each reads on its own.
+import { SQLITE_CONFIG_CHANGES_TABLE } from './config-changes.js';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { SerializedEvent, ToolEventType } from './event-types.js';
@@ -56,6 +57,7 @@ export function openDatabase(file: string): { db: Database.Database; logId: stri
         key   TEXT PRIMARY KEY,
         value TEXT NOT NULL
       ) WITHOUT ROWID;
+      ${SQLITE_CONFIG_CHANGES_TABLE}
       PRAGMA user_version = ${SCHEMA_VERSION};
     `);
     db.prepare(`INSERT INTO tool_event_meta (key, value) VALUES ('logId', ?) ON CONFLICT (key) DO NOTHING`).run(randomUUID());

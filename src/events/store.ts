@@ -15,6 +15,7 @@
 //   was called, from every writer of the store, once each, in sequence order.
 import type { EventLogHealth } from './log-health.js';
 import type { AppendInput, SerializedEvent, ToolEvent } from './event-types.js';
+import type { ConfigChangeStore } from './config-changes.js';
 
 export interface AppendOptions {
   /**
@@ -45,6 +46,8 @@ export interface EventStore {
   health(): EventLogHealth;
   /** Applies the retention options now; resolves to how many events were removed. */
   prune(now?: number): Promise<number>;
+  /** The admin API's stored changes, in the same database (config-changes.ts). */
+  readonly configChanges?: ConfigChangeStore;
   /** Stops timers and subscriptions and releases the engine. Idempotent. */
   close(): Promise<void>;
 }

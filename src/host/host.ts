@@ -16,7 +16,6 @@ import { RedisConnection } from '../auth/redis-connection.js';
 import { readSecretRef, SecretRefError } from '../util/secret-ref.js';
 import { CatalogSearch } from '../catalog/search/catalog-search.js';
 import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
-import { compileTenant, type TenantPolicy } from '../catalog/visibility.js';
 import { itemDeps } from './mcp-items.js';
 import { Policy } from '../classify/policy.js';
 import { loadConfigFile, type LoadedConfig } from '../config/load.js';
@@ -36,6 +35,9 @@ import type { SourceContext } from '../sources/source-context.js';
 import { ConfigError } from '../util/validated-yaml.js';
 import { buildDiscovery, type Discovery } from './discovery.js';
 import { loadSources } from './load-sources.js';
+import { watchConfigFile } from './config-watch.js';
+import { AdminService, layeredConfig, readStoredLayer } from './admin.js';
+import { ConfigReloader, mcpDefaultsOf, tenantPoliciesOf, type TenantMcpDefaults } from './reload.js';
 
 export interface HostOptions {
   logger?: Logger;
@@ -46,6 +48,8 @@ export interface HostOptions {
   startDeadlineMs?: number;
   /** Export spans here instead of by the OTEL_* variables (tests): tracing is on. */
   spanExporter?: SpanExporter;
+  /** Reload when the config file changes (default true; `server.watchConfig: false` turns it off too). */
+  watchConfig?: boolean;
 }
 
 export interface Host {
@@ -70,6 +74,12 @@ export interface Host {
   redis?: RedisConnection;
   /** What the invocation layer and the MCP front door need. */
   invoke: InvokeDeps;
+  /** Applies a changed config to the running host (file watch, SIGHUP, admin API). */
+  reloader: ConfigReloader;
+  /** Tenants whose MCP sessions default to compact schemas or the search mode; a reload updates them in place. */
+  mcpDefaults: TenantMcpDefaults;
+  /** The admin API's side, when `admin` is configured. */
+  admin?: AdminService;
   sourceHealth(): SourceHealth[];
   stop(): Promise<void>;
 }
@@ -106,9 +116,11 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
   }
 }
 
-async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Logger, parts: StartedParts): Promise<Host> {
+async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger: Logger, parts: StartedParts): Promise<Host> {
+  let loaded = fileConfig;
   const env = options.env ?? process.env;
-  const { config, dir } = loaded;
+  let config = loaded.config;
+  const dir = loaded.dir;
   const metrics = createMetrics({
     processMetrics: options.processMetrics ?? false,
     eventLog: config.events !== undefined,
@@ -140,6 +152,13 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     logger.info({ eventLog: file, logId: log.logId, synchronous: config.events.synchronous ?? 'full' }, 'event log open');
   }
 
+  // The admin API's changes other replicas (or an earlier run) stored: served from the start.
+  const stored = config.admin !== undefined && events?.configChanges !== undefined ? await readStoredLayer(events.configChanges) : undefined;
+  if (stored !== undefined) {
+    loaded = layeredConfig(loaded, stored.layer);
+    config = loaded.config;
+  }
+
   // Upstream sources are created here but connect only when started, below.
   const sources = new SourceRegistry(await loadSources(loaded, ctx));
 
@@ -157,7 +176,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
   });
   parts.add(() => auth.stop());
 
-  const tenants = new Map<string, TenantPolicy>(Object.entries(config.tenants).map(([id, t]) => [id, compileTenant(id, t.tools)]));
+  const tenants = tenantPoliciesOf(config.tenants);
   const policy = new Policy(config.policy);
   const store = new CatalogStore({
     sources: sources.list,
@@ -207,7 +226,31 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     items: itemDeps(loaded, sources, policy, { events, metrics, tracing }),
   };
 
-  return {
+  const mcpDefaults = mcpDefaultsOf(config.tenants);
+  const reloader = new ConfigReloader({
+    logger,
+    metrics,
+    ctx,
+    sources,
+    store,
+    auth,
+    mcpDefaults,
+    startDeadlineMs: deadline,
+    loaded: () => host.loaded,
+    setLoaded: (next) => (host.loaded = next),
+  });
+  if (options.watchConfig !== false && config.server?.watchConfig !== false) {
+    const watch = watchConfigFile(loaded.file, reloader, logger);
+    parts.add(() => watch.close());
+  }
+
+  const admin =
+    config.admin === undefined
+      ? undefined
+      : new AdminService({ config: config.admin, authenticator: auth.authenticator, reloader, metrics, loaded: () => host.loaded, tenantSnapshot: () => store.current(), changes: events?.configChanges, stored });
+  if (admin !== undefined) parts.add(() => admin.stop());
+
+  const host: Host = {
     loaded,
     logger,
     metrics,
@@ -222,9 +265,13 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     events,
     redis,
     invoke,
+    reloader,
+    mcpDefaults,
+    admin,
     sourceHealth: () => sources.list.map((s) => sources.healthOf(s)),
     stop: () => parts.stopAll(logger),
   };
+  return host;
 }
 
 /**

@@ -82,6 +82,8 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       protectedResource: host.auth.protectedResource,
       ui: (host.loaded.config.server?.ui ?? true) ? { assets: loadUiAssets() } : undefined,
       redisHealth: host.redis === undefined ? undefined : () => host.redis!.health(),
+      configStatus: () => host.reloader.status(),
+      admin: host.admin,
     });
     const mcpConfig = host.loaded.config.mcp ?? {};
     if (mcpConfig.enabled ?? true) {
@@ -98,9 +100,9 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
           softCap: mcpConfig.sessionSoftCap,
           minIdleMs: mcpConfig.sessionMinIdleMs,
         },
-        compactTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpView === 'compact').map(([id]) => id)),
+        compactTenants: host.mcpDefaults.compact,
         search: host.search,
-        searchTenants: new Set(Object.entries(host.loaded.config.tenants).filter(([, t]) => t.mcpMode === 'search').map(([id]) => id)),
+        searchTenants: host.mcpDefaults.search,
         tracing: host.tracing,
         replicas: replicasOf(host, options.env ?? process.env),
         fastCalls: mcpConfig.fastCalls,

@@ -13,6 +13,7 @@ import { countRequest, registerRequestObservers } from './request-observers.js';
 import { prependHook } from './route-hooks.js';
 import { DISABLED_TRACING } from '../observability/tracing.js';
 import { answerClientError, answerConnect, answerExpectation } from './client-error.js';
+import { registerAdminRoutes } from './admin-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import type { HttpDeps } from './deps.js';
 import { registerEventRoutes } from './events-routes.js';
@@ -103,6 +104,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   registerDiscoveryRoutes(app, deps);
   registerHealthRoutes(app, deps);
   if (deps.events) registerEventRoutes(app, deps, deps.eventRoutes);
+  if (deps.admin) registerAdminRoutes(app, deps.admin);
   if (deps.ui) registerUiRoutes(app, { authenticator: deps.authenticator, assets: deps.ui.assets });
   return app;
 }

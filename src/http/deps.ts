@@ -14,6 +14,7 @@ import type { EventStore } from '../events/store.js';
 import type { HostMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
+import type { AdminApi } from './admin-routes.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import type { UiAssets } from './ui-assets.js';
 
@@ -47,6 +48,10 @@ export interface HttpDeps {
   redisHealth?: () => RedisHealth;
   /** RFC 9728 metadata; when present, served at its well-known paths. */
   protectedResource?: ProtectedResource;
+  /** The config generation served and the last reload (refused or not), for readiness. */
+  configStatus?: () => object;
+  /** The admin API; when present, /admin/v1/ is served to admins (everyone else: the unknown route's 404). */
+  admin?: AdminApi;
   /** The catalog browser; when present, /ui/ is served (its assets undefined when never built). */
   ui?: { assets: UiAssets | undefined };
 }

@@ -22,7 +22,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HttpDeps): void
     const status = events?.writable === false ? 'unavailable' : degraded || (redis !== undefined && redis.state !== 'connected') ? 'degraded' : 'ready';
     // The standard view is served as soon as a snapshot is; the compact one once it is compacted (snapshot.ts).
     const views = { standard: 'served', compact: snapshot.compactServed ? 'served' : 'building' };
-    return { status, generation: snapshot.generation, tools: snapshot.entries.length, views, notServed, sources, ...(events ? { events } : {}), ...(redis ? { redis } : {}) };
+    return { status, generation: snapshot.generation, tools: snapshot.entries.length, views, notServed, sources, ...(events ? { events } : {}), ...(redis ? { redis } : {}), ...(deps.configStatus ? { config: deps.configStatus() } : {}) };
   };
 
   // Ready while a snapshot is served, even if some upstream is stale (the

@@ -10,5 +10,5 @@ import type { SourceRegistry } from '../sources/registry.js';
 export function dispatchCall(sources: SourceRegistry, toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> {
   const source = sources.sourceFor(toolId);
   if (!source) return Promise.resolve({ status: 'error', result: errorResult('this tool cannot be called directly') });
-  return source.invoke(toolId, args, context);
+  return sources.invoke(source, toolId, args, context);
 }

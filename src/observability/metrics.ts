@@ -10,6 +10,12 @@ export interface HostMetrics {
   sourceRefreshes: Counter<'source'>;
   sourceFailures: Counter<'source'>;
   sourceTools: Gauge<'source'>;
+  /** Config reloads by outcome (`applied`, `partial`, `refused`). */
+  configReloads: Counter<'outcome'>;
+  /** The config generation served (1 at start, one more per applied reload). */
+  configGeneration: Gauge<string>;
+  /** Changes made through the admin API, by resource kind and action (each one an audit record). */
+  adminChanges: Counter<'kind' | 'action'>;
   snapshotBuilds: Counter<string>;
   snapshotBuildSeconds: Histogram<string>;
   catalogTools: Gauge<string>;
@@ -136,6 +142,9 @@ export function createMetrics(options: MetricsOptions = {}): HostMetrics {
       gauges[name].read = read;
     },
     sourceRefreshes: new Counter({ name: 'toolhost_source_refreshes_total', help: 'Successful tool-list reads per source', labelNames: ['source'], registers: [registry] }),
+    configReloads: new Counter({ name: 'toolhost_config_reloads_total', help: 'Config reloads (file, SIGHUP, admin API) by outcome: applied, partial (fixed settings refused, the rest applied), refused', labelNames: ['outcome'], registers: [registry] }),
+    adminChanges: new Counter({ name: 'toolhost_admin_changes_total', help: 'Changes made through the admin API (each one an audit record at /admin/v1/audit), by resource kind and action', labelNames: ['kind', 'action'], registers: [registry] }),
+    configGeneration: new Gauge({ name: 'toolhost_config_generation', help: 'The config generation served: 1 at start, one more per applied reload', registers: [registry] }),
     sourceFailures: new Counter({ name: 'toolhost_source_failures_total', help: 'Failed connects or tool-list reads per source', labelNames: ['source'], registers: [registry] }),
     sourceTools: new Gauge({ name: 'toolhost_source_tools', help: 'Tools currently served from each source', labelNames: ['source'], registers: [registry] }),
     snapshotBuilds: new Counter({ name: 'toolhost_snapshot_builds_total', help: 'Catalog snapshots built', registers: [registry] }),

@@ -1,16 +1,56 @@
 // The host's one list of sources, and the question the invocation layer asks
 // of it: which source owns this toolId. Routing by `owns` rather than by the
 // toolId's prefix keeps the kinds out of dispatch: a new kind of source is
-// its folder and its line in the host's list of loaders.
-import type { SourceHealth, ToolSource } from './raw-tool.js';
+// its folder and its line in the host's list of loaders. A config reload
+// replaces the list in one step; the calls a source is running are counted,
+// so a source taken out of the list is stopped only once they have finished.
+import type { DispatchOutcome } from './call-result.js';
+import type { InvokeContext, SourceHealth, ToolSource } from './raw-tool.js';
 
 export class SourceRegistry {
-  private readonly byId: ReadonlyMap<string, ToolSource>;
+  private current: readonly ToolSource[];
+  private byId: ReadonlyMap<string, ToolSource>;
+  /** Calls running per source, and who waits for a source's count to reach zero. */
+  private readonly running = new Map<ToolSource, { calls: number; idle: (() => void)[] }>();
   /** Output-schema mismatches per source id: found by the invocation layer, reported with the source's health. */
   private readonly mismatches = new Map<string, Required<Pick<SourceHealth, 'outputSchemaMismatches' | 'lastOutputSchemaMismatch'>>>();
 
-  constructor(readonly list: readonly ToolSource[]) {
+  constructor(list: readonly ToolSource[]) {
+    this.current = list;
     this.byId = new Map(list.map((s) => [s.id, s]));
+  }
+
+  /** Every source, in config order. */
+  get list(): readonly ToolSource[] {
+    return this.current;
+  }
+
+  /** Replaces the whole list at once (config reload); starting and stopping sources is the caller's. */
+  replace(list: readonly ToolSource[]): void {
+    this.current = list;
+    this.byId = new Map(list.map((s) => [s.id, s]));
+  }
+
+  /** Calls `toolId` on the source `source`, counted until it settles (see `idle`). */
+  async invoke(source: ToolSource, toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> {
+    const count = this.running.get(source) ?? { calls: 0, idle: [] };
+    this.running.set(source, count);
+    count.calls++;
+    try {
+      return await source.invoke(toolId, args, context);
+    } finally {
+      if (--count.calls === 0) {
+        this.running.delete(source);
+        for (const wake of count.idle) wake();
+      }
+    }
+  }
+
+  /** Resolves once `source` runs no call (at once when it runs none). */
+  idle(source: ToolSource): Promise<void> {
+    const count = this.running.get(source);
+    if (count === undefined) return Promise.resolve();
+    return new Promise((resolve) => count.idle.push(resolve));
   }
 
   /** The source with this id (`mcp:everything`, `node-pack:text`...). */
