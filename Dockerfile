@@ -28,6 +28,8 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
+# The demo's packs and workflows, for a first run and the Kubernetes sample (docs/deploy.md).
+COPY examples ./examples
 # Writable place for the event log (point `events.file` at /var/lib/toolhost/events.sqlite).
 RUN mkdir -p /var/lib/toolhost && chown node:node /var/lib/toolhost
 USER node
