@@ -15,8 +15,9 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
 COPY ui ./ui
-# `npm ci` runs `prepare`, which compiles src/ to dist/ and the catalog browser (ui/) to dist/ui/.
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
+COPY scripts/prepare.mjs ./scripts/prepare.mjs
+# No .git here, so `prepare` builds nothing: the build compiles src/ to dist/ and the catalog browser (ui/) to dist/ui/.
+RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # Run stage: no compilers, no dev dependencies, no sources.
 FROM node:20-slim
