@@ -15,8 +15,9 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
 COPY ui ./ui
-# `npm ci` runs `prepare`, which compiles src/ to dist/ and the catalog browser (ui/) to dist/ui/.
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
+COPY scripts/prepare.mjs ./scripts/prepare.mjs
+# No .git here, so `prepare` builds nothing: the build compiles src/ to dist/ and the catalog browser (ui/) to dist/ui/.
+RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # Run stage: no compilers, no dev dependencies, no sources.
 FROM node:20-slim
@@ -28,6 +29,8 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
+# The demo's packs and workflows, for a first run and the Kubernetes sample (docs/deploy.md).
+COPY examples ./examples
 # Writable place for the event log (point `events.file` at /var/lib/toolhost/events.sqlite).
 RUN mkdir -p /var/lib/toolhost && chown node:node /var/lib/toolhost
 USER node

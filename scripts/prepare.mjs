@@ -18,6 +18,6 @@ function newest(path) {
 }
 
 const built = join(root, 'dist/cli/main.js');
-const sources = ['src', 'ui', 'tsconfig.json', 'tsconfig.build.json', 'package.json'].map((p) => join(root, p)).filter(existsSync);
+const sources = ['src', 'ui', 'tsconfig.json', 'tsconfig.build.json'].map((p) => join(root, p)).filter(existsSync);
 if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources.map(newest))) process.exit(0);
 execSync('npm run build', { cwd: root, stdio: 'inherit' });

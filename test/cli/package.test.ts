@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -31,7 +31,7 @@ test('npm pack installs and runs with no build step: --version, serve on the dem
   const files = packed[0]!.files.map((f) => f.path);
   // Only what runs: the build, the UI, the schema, the examples, the command.
   assert.ok(files.includes('dist/cli/main.js') && files.includes('dist/ui/index.html') && files.includes('toolhost.schema.json') && files.includes('examples/demo/toolhost.yaml') && files.includes('bin/toolhost.js'));
-  assert.deepEqual(files.filter((f) => /^(src|test|ui|bench|scripts)\//.test(f) || f.startsWith('examples/demo/data/')), []);
+  assert.deepEqual(files.filter((f) => /^(src|test|ui|bench)\//.test(f) || (f.startsWith('scripts/') && f !== 'scripts/prepare.mjs') || f.startsWith('examples/demo/data/')), []);
 
   const prefix = join(dir, 'prefix');
   const install = await run(npm, ['install', '-g', '--prefix', prefix, join(dir, packed[0]!.filename), '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir, maxBuffer: 1 << 24 });
@@ -41,6 +41,12 @@ test('npm pack installs and runs with no build step: --version, serve on the dem
   copyFileSync(join(ROOT, ADDON), join(home, ADDON));
   const bin = join(prefix, 'bin', 'toolhost');
   assert.ok(!existsSync(join(home, '.git')) && !readdirSync(home).includes('src'));
+
+  // The installed copy's prepare (were a client to run it) builds nothing.
+  const builtAt = statSync(join(home, 'dist/cli/main.js')).mtimeMs;
+  const prepare = await run(process.execPath, [join(home, 'scripts/prepare.mjs')], { cwd: home });
+  assert.equal(prepare.stdout + prepare.stderr, '');
+  assert.equal(statSync(join(home, 'dist/cli/main.js')).mtimeMs, builtAt);
 
   const version = await run(bin, ['--version']);
   assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
