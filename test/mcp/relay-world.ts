@@ -37,7 +37,8 @@ tools:
     outputSchema: { type: object, properties: { counted: { type: integer } }, required: [counted] }
 `;
 
-export async function startRelayWorld(): Promise<TestServer> {
+/** With `httpFixture` (the fixture's URL over Streamable HTTP, --relay-tools): also served as fxh, shared by tenants. */
+export async function startRelayWorld(httpFixture?: string): Promise<TestServer> {
   const dir = tempDir();
   mkdirSync(join(dir, 'pack'));
   writeFileSync(join(dir, 'pack', 'toolpack.yaml'), MANIFEST);
@@ -47,7 +48,7 @@ export async function startRelayWorld(): Promise<TestServer> {
   const fast = { connectTimeoutMs: 20_000, debounceMs: 20 };
   const file = writeConfig(
     {
-      tenants: { a: { tools: ['*'] }, b: { tools: ['mcp:fx.*', 'mcp:fxs.*'] } },
+      tenants: { a: { tools: ['*'] }, b: { tools: ['mcp:fx.*', 'mcp:fxs.*', 'mcp:fxh.*'] } },
       principals: [
         { id: 'pa', tenant: 'a', keyHash: hashApiKey('ka') },
         { id: 'pb', tenant: 'b', keyHash: hashApiKey('kb') },
@@ -60,6 +61,7 @@ export async function startRelayWorld(): Promise<TestServer> {
         mcp: [
           { id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--relay-tools'], cwd: root, env: { FX_SECRET: '${FX_SECRET}' }, callTimeoutMs: 1000, isolation: 'tenant', ...fast },
           { id: 'fxs', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--relay-tools'], cwd: root, ...fast },
+          ...(httpFixture === undefined ? [] : [{ id: 'fxh', transport: 'http', url: httpFixture, ...fast }]),
           { id: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], ...fast },
         ],
       },

@@ -5,20 +5,24 @@
 // at the client's level without credentials; an upstream's elicitation and
 // sampling relayed to the caller, refused for a caller that cannot answer
 // and when the request cannot be tied to one call; a server isolated per
-// tenant (a process each); late messages of an upstream shared by tenants
+// tenant (a process each); over Streamable HTTP, a call's own messages tied
+// to it with two tenants asking at once; late messages of an upstream shared by tenants
 // dropped, never relayed into another tenant's call.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { TestServer } from '../helpers/server.js';
+import { startHttpFixture, type HttpFixture } from '../mcp-source/helpers.js';
 import { FX_SECRET, relayClient, startRelayWorld, type RelayClient } from './relay-world.js';
 
 let server: TestServer;
+let http: HttpFixture;
 let a: RelayClient;
 let plain: RelayClient;
 
 before(async () => {
-  server = await startRelayWorld();
+  http = await startHttpFixture(['--relay-tools']);
+  server = await startRelayWorld(http.url);
   a = await relayClient(server.url, 'ka', true);
   plain = await relayClient(server.url, 'ka');
 });
@@ -26,6 +30,7 @@ after(async () => {
   await a?.client.close();
   await plain?.client.close();
   await server?.close();
+  await http?.kill();
 });
 
 const nameOf = (toolId: string, tenant = 'a') => server.running.host.store.current().viewFor({ tenant, scopes: new Set() }).mcpNames.byToolId.get(toolId)!;
@@ -163,6 +168,21 @@ describe('elicitation and sampling from an upstream', () => {
 });
 
 describe('an upstream shared by tenants', () => {
+  test('over Streamable HTTP a call\'s own messages are tied to it: two tenants asked at once, each its own question; a log reaches its caller only', async () => {
+    const b = await relayClient(server.url, 'kb', true);
+    try {
+      const [ra, rb] = await Promise.all([a.client.callTool({ name: nameOf('mcp:fxh.ask'), arguments: {} }), b.client.callTool({ name: nameOf('mcp:fxh.ask', 'b'), arguments: {} })]);
+      assert.deepEqual([ra.structuredContent, rb.structuredContent], [{ action: 'accept', content: { name: 'Ada' } }, { action: 'accept', content: { name: 'Ada' } }], textOf(ra) + textOf(rb));
+      assert.equal(b.asked.length, 1);
+      const r = await b.client.callTool({ name: nameOf('mcp:fxh.log', 'b'), arguments: { levels: ['error'], message: 'for b' } });
+      assert.equal(textOf(r), 'logged 1');
+      assert.deepEqual(b.logs.map((l) => l.data), ['error: for b']);
+      assert.ok(!a.logs.some((l) => l.data === 'error: for b'));
+    } finally {
+      await b.client.close();
+    }
+  });
+
   test('a log message and an elicitation sent after acme\'s call was answered reach neither acme nor globex\'s call then in flight', async () => {
     const b = await relayClient(server.url, 'kb', true);
     try {
