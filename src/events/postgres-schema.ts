@@ -8,6 +8,7 @@
 // does not know) is refused rather than written with the wrong assumptions.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { GRANTS_MIGRATION_SQL } from './postgres-grant-table.js';
 
 /** 'toolhost' in ASCII, as the advisory lock's key: any fixed number would do, this one is unlikely to be another program's. */
 export const MIGRATION_LOCK_KEY = '8390876182755355508';
@@ -43,6 +44,7 @@ const MIGRATIONS: readonly Migration[] = [
         value text NOT NULL
       );`,
   },
+  { version: 2, sql: GRANTS_MIGRATION_SQL },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -41,6 +41,8 @@ import { LiveFeed } from './postgres-feed.js';
 import { classifyPgFailure, describeServer, scrubber } from './postgres-errors.js';
 import { migrate } from './postgres-schema.js';
 import type { EventStore } from './store.js';
+import type { GrantTable } from './grant-table.js';
+import { postgresGrantTable } from './postgres-grant-table.js';
 
 /** The retention and probe options mean what they mean for the SQLite log (log.ts). */
 export interface PostgresEventStoreOptions extends Pick<EventLogOptions, 'retentionDays' | 'maxEvents' | 'pruneIntervalMs' | 'checkIntervalMs'>, WriteGuardHooks {
@@ -308,6 +310,14 @@ export class PostgresEventStore implements EventStore {
       removed += result.rowCount ?? 0;
     }
     return removed;
+  }
+
+  private grantTable?: GrantTable;
+
+  /** Upstream credentials, in this store's database (grant-table.ts). */
+  grants(): GrantTable {
+    this.grantTable ??= postgresGrantTable(this.pool);
+    return this.grantTable;
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,7 @@
 //   was called, from every writer of the store, once each, in sequence order.
 import type { EventLogHealth } from './log-health.js';
 import type { AppendInput, SerializedEvent, ToolEvent } from './event-types.js';
+import type { GrantTable } from './grant-table.js';
 
 export interface AppendOptions {
   /**
@@ -45,6 +46,8 @@ export interface EventStore {
   health(): EventLogHealth;
   /** Applies the retention options now; resolves to how many events were removed. */
   prune(now?: number): Promise<number>;
+  /** The table of upstream credentials in the same database (grant-table.ts); absent in stores without one. */
+  grants?(): GrantTable;
   /** Stops timers and subscriptions and releases the engine. Idempotent. */
   close(): Promise<void>;
 }

@@ -35,6 +35,8 @@ import type { SourceContext } from '../sources/source-context.js';
 import { ConfigError } from '../util/validated-yaml.js';
 import { buildDiscovery, type Discovery } from './discovery.js';
 import { loadSources } from './load-sources.js';
+import { setUpUpstreamCredentials } from './upstream-credentials.js';
+import type { UpstreamCredentials } from '../upstream/credentials.js';
 
 export interface HostOptions {
   logger?: Logger;
@@ -65,6 +67,8 @@ export interface Host {
   discovery: Discovery;
   /** The tool-session log, when `events` is configured. */
   events?: EventStore;
+  /** Principals' own upstream credentials, when a source's `credentials` are not shared. */
+  credentials?: UpstreamCredentials;
   /** The Redis server replicas share, when `redis` is configured. */
   redis?: RedisConnection;
   /** What the invocation layer and the MCP front door need. */
@@ -139,6 +143,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     logger.info({ eventLog: file, logId: log.logId, synchronous: config.events.synchronous ?? 'full' }, 'event log open');
   }
 
+  const credentials = setUpUpstreamCredentials(loaded, env, events, logger);
   // Upstream sources are created here but connect only when started, below.
   const sources = new SourceRegistry(await loadSources(loaded, ctx));
 
@@ -202,6 +207,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     callTimeoutMs: config.mcp?.callTimeoutMs ?? 60_000,
     toolCalls: metrics.toolCalls,
     tracing,
+    credentials,
   };
 
   return {
@@ -217,6 +223,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     sources,
     discovery,
     events,
+    credentials,
     redis,
     invoke,
     sourceHealth: () => sources.list.map((s) => sources.healthOf(s)),

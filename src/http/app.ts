@@ -16,6 +16,7 @@ import { answerClientError } from './client-error.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import type { HttpDeps } from './deps.js';
 import { registerEventRoutes } from './events-routes.js';
+import { registerConnectionRoutes } from './connection-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { protocolGate, sendContractError, sendError } from './respond.js';
 import { registerSearchRoutes } from './search-routes.js';
@@ -101,6 +102,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   registerDiscoveryRoutes(app, deps);
   registerHealthRoutes(app, deps);
   if (deps.events) registerEventRoutes(app, deps, deps.eventRoutes);
+  if (deps.credentials) registerConnectionRoutes(app, deps, deps.credentials);
   if (deps.ui) registerUiRoutes(app, { authenticator: deps.authenticator, assets: deps.ui.assets });
   return app;
 }

@@ -15,6 +15,7 @@ import type { Tracing } from '../observability/tracing.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import type { UiAssets } from './ui-assets.js';
+import type { UpstreamCredentials } from '../upstream/credentials.js';
 
 export interface EventRouteOptions {
   /** Interval of the SSE keep-alive comment (default 15 000 ms). */
@@ -44,6 +45,8 @@ export interface HttpDeps {
   redisHealth?: () => RedisHealth;
   /** RFC 9728 metadata; when present, served at its well-known paths. */
   protectedResource?: ProtectedResource;
+  /** Principals' own upstream credentials; when present, /connections is served. */
+  credentials?: UpstreamCredentials;
   /** The catalog browser; when present, /ui/ is served (its assets undefined when never built). */
   ui?: { assets: UiAssets | undefined };
 }

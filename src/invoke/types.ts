@@ -8,6 +8,7 @@ import type { EventStore } from '../events/store.js';
 import type { ToolCallMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { SourceRegistry } from '../sources/registry.js';
+import type { UpstreamCredentials } from '../upstream/credentials.js';
 
 /** What a call relays to the client that made it, for the MCP layer to build (it sees sources only through this layer). */
 export type { CallerRequests, CallRelay } from '../sources/raw-tool.js';
@@ -24,6 +25,8 @@ export interface InvokeDeps {
   toolCalls?: ToolCallMetrics;
   /** A span per call, the upstream hop as its child. */
   tracing?: Tracing;
+  /** Each caller's own upstream credentials, for sources whose credentials are not shared. */
+  credentials?: UpstreamCredentials;
 }
 
 /**

@@ -182,7 +182,7 @@ export function createConnectorSource(config: ConnectorSourceConfig, ctx: Source
       const op = byId.get(toolId);
       if (!op) return Promise.resolve({ status: 'error', result: errorResult('the connector operation is not available') });
       return withDeadline(context.defaultTimeoutMs, context.signal, (signal) =>
-        callConnectorOperation(config, op, args, { env: ctx.env, configDir: ctx.configDir, signal, logger: ctx.logger, injectTrace }),
+        callConnectorOperation(config, op, args, { env: ctx.env, configDir: ctx.configDir, signal, logger: ctx.logger, injectTrace, credential: context.credential }),
       );
     },
     async stop(): Promise<void> {

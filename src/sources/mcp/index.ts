@@ -34,6 +34,8 @@ import type { CachingLineReader } from './stdio-lines.js';
 import { UpstreamCallRelay } from './call-relay.js';
 import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
 import { addConfiguredValues, httpTransports, stdioTransport, type TransportKind } from './transport.js';
+import { CallerClients, isUnauthorized, type CallerClient } from './caller-clients.js';
+import { UpstreamCredentialRefused, type UpstreamCredential } from '../upstream-credential.js';
 
 export { mcpSourceConfigSchema, MCP_DEFAULTS, withDefaults } from './config-schema.js';
 export type { McpSourceConfig, McpStdioConfig, McpHttpConfig, McpBackoffConfig, ResolvedMcpOptions } from './config-schema.js';
@@ -154,6 +156,8 @@ class McpSource implements McpToolSource {
   private connSeq = 0;
   private attempt = 0;
   private reconnectTimer?: NodeJS.Timeout;
+  /** Per-caller connections, for a server over HTTP whose credentials are not shared. */
+  private readonly callerClients?: CallerClients;
 
   constructor(
     private readonly config: McpSourceConfig,
@@ -168,6 +172,15 @@ class McpSource implements McpToolSource {
     this.target = config.transport === 'stdio' ? config.command : displayUrl(config.url);
     // Literal header/env values may be credentials too: never print them.
     addConfiguredValues(this.redactor, ctx.env, config.transport === 'stdio' ? config.env : config.headers);
+    if (config.transport === 'http' && (config.credentials?.mode ?? 'shared') !== 'shared') {
+      this.callerClients = new CallerClients({
+        sourceId: this.id,
+        serverId: config.id,
+        clientInfo: CLIENT_INFO,
+        connectTimeoutMs: this.opts.connectTimeoutMs,
+        transport: (headers, redactor) => httpTransports(config, ctx, redactor, headers).streamable(),
+      });
+    }
   }
 
   // ---- ToolSource ----------------------------------------------------------
@@ -198,6 +211,7 @@ class McpSource implements McpToolSource {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
     this.conn = undefined;
+    await this.callerClients?.closeAll();
     await Promise.all([...this.conns].map((c) => this.closeConn(c, true)));
   }
 
@@ -213,26 +227,49 @@ class McpSource implements McpToolSource {
    */
   async invoke(toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> {
     try {
-      const { onProgress, onLog, requestFromCaller } = context;
-      const call = () => this.callTool(toolId.slice(this.toolIdPrefix.length), args, { signal: context.signal, onProgress });
-      const result = await this.upstreamRelay.during({ onLog, requestFromCaller }, call);
+      const { onProgress, onLog, requestFromCaller, credential } = context;
+      const name = toolId.slice(this.toolIdPrefix.length);
+      let result: CallToolResult;
+      if (credential) {
+        // The caller's own connection, relay and redactor (caller-clients.ts): nothing of it is shared with another caller.
+        const own = await this.callerConnection(credential);
+        result = await own.relay.during({ onLog, requestFromCaller }, () => this.callTool(name, args, { signal: context.signal, onProgress }, own));
+      } else {
+        const call = () => this.callTool(name, args, { signal: context.signal, onProgress });
+        result = await this.upstreamRelay.during({ onLog, requestFromCaller }, call);
+      }
       return { status: result.isError ? 'error' : 'ok', result };
     } catch (err) {
+      if (err instanceof UpstreamCredentialRefused) {
+        if (context.credential) this.callerClients?.drop(context.credential.owner);
+        throw err;
+      }
       if (err instanceof McpCallError && (err.code === 'timeout' || err.code === 'cancelled')) throw new CallAbort(err.code, err.message);
       return { status: 'error', result: errorResult(err instanceof McpCallError ? err.message : 'the upstream call failed') };
     }
   }
 
-  async callTool(name: string, args: unknown, options: McpCallOptions = {}): Promise<CallToolResult> {
+  private callerConnection(credential: UpstreamCredential): Promise<CallerClient> {
+    if (!this.callerClients) return Promise.reject(new McpCallError('unavailable', `mcp server ${this.serverId} takes no per-caller credential (stdio)`));
+    return this.callerClients.get(credential).catch((err: unknown) => {
+      if (err instanceof UpstreamCredentialRefused) throw err;
+      throw new McpCallError('unavailable', `mcp server ${this.serverId}: ${err instanceof Error ? err.message : 'cannot connect'}`);
+    });
+  }
+
+  async callTool(name: string, args: unknown, options: McpCallOptions = {}, own?: CallerClient): Promise<CallToolResult> {
     if (!this.names.has(name)) throw new McpCallError('unknown_tool', `mcp server ${this.serverId} serves no tool ${showName(name)}`);
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args)) throw new McpCallError('invalid_arguments', 'tool arguments must be a JSON object');
-    const conn = this.conn;
-    if (!conn || conn.dead) throw new McpCallError('unavailable', `mcp server ${this.serverId} is not connected`);
+    const conn = own ? undefined : this.conn;
+    if (!own && (!conn || conn.dead)) throw new McpCallError('unavailable', `mcp server ${this.serverId} is not connected`);
+    const client = own?.client ?? conn!.client;
+    const relay = own?.relay ?? this.upstreamRelay;
+    const redactor = own?.redactor ?? this.redactor;
     const timeout = options.timeoutMs ?? this.opts.callTimeoutMs;
-    const watch = options.onProgress && this.upstreamRelay.watchProgress(options.onProgress, timeout, options.signal);
+    const watch = options.onProgress && relay.watchProgress(options.onProgress, timeout, options.signal);
     try {
-      const result = await conn.client.request(
+      const result = await client.request(
         { method: 'tools/call', params: { name, arguments: args as Record<string, unknown>, ...(watch && { _meta: { progressToken: watch.token } }) } },
         CallToolResultSchema,
         watch ? { timeout: timeout * PROGRESS_EXTENDS_TIMEOUT, signal: watch.signal } : { timeout, signal: options.signal },
@@ -240,11 +277,12 @@ class McpSource implements McpToolSource {
       return result as CallToolResult;
     } catch (err) {
       if (options.signal?.aborted) throw new McpCallError('cancelled', `call to ${showName(name)} on mcp server ${this.serverId} was cancelled`);
+      if (own && isUnauthorized(err)) throw new UpstreamCredentialRefused(this.id);
       if (isTimeout(err)) throw new McpCallError('timeout', `call to ${showName(name)} on mcp server ${this.serverId} timed out after ${timeout} ms`);
       if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
         throw new McpCallError('unavailable', `mcp server ${this.serverId} closed the connection`);
       }
-      throw new McpCallError('upstream_error', `mcp server ${this.serverId}: ${this.redactor.error(err)}`);
+      throw new McpCallError('upstream_error', `mcp server ${this.serverId}: ${redactor.error(err)}`);
     } finally {
       watch?.end();
     }
