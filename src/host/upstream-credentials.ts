@@ -11,6 +11,8 @@ import type { EventStore } from '../events/store.js';
 import type { CredentialsConfig } from '../sources/credentials-schema.js';
 import { Keyring, decodeKey, SealError } from '../upstream/cipher.js';
 import { UpstreamCredentials, type UpstreamSourceCredentials } from '../upstream/credentials.js';
+import { OAuthUpstream } from '../upstream/oauth-client.js';
+import { resolveEnvRefs } from '../util/env-refs.js';
 import { readSecretRef, SecretRefError } from '../util/secret-ref.js';
 import { ConfigError } from '../util/validated-yaml.js';
 
@@ -20,8 +22,12 @@ const MIN_SIGNING_KEY_BYTES = 32;
 export function setUpUpstreamCredentials(loaded: LoadedConfig, env: NodeJS.ProcessEnv, events: EventStore | undefined, logger: Logger): UpstreamCredentials | undefined {
   const { config, dir, file } = loaded;
   const governed: [string, string, CredentialsConfig][] = [];
+  const urls = new Map<string, string>();
   for (const [i, m] of (config.sources?.mcp ?? []).entries()) {
-    if (m.transport === 'http' && m.credentials && m.credentials.mode !== 'shared') governed.push([`mcp:${m.id}`, `/sources/mcp/${i}/credentials`, m.credentials]);
+    if (m.transport === 'http' && m.credentials && m.credentials.mode !== 'shared') {
+      governed.push([`mcp:${m.id}`, `/sources/mcp/${i}/credentials`, m.credentials]);
+      urls.set(`mcp:${m.id}`, m.url);
+    }
   }
   for (const [i, c] of (config.sources?.connectors ?? []).entries()) {
     if (c.credentials && c.credentials.mode !== 'shared') governed.push([`connector:${c.id}`, `/sources/connectors/${i}/credentials`, c.credentials]);
@@ -44,7 +50,8 @@ export function setUpUpstreamCredentials(loaded: LoadedConfig, env: NodeJS.Proce
     }
     sources.set(id, { config: credentials, signingKey });
   }
-  const perPrincipal = governed.filter(([, , c]) => c.mode === 'per-principal').map(([, pointer]) => pointer);
+  const oauth = oauthUpstreams(loaded, governed, urls, where, problems);
+  const perPrincipal = governed.filter(([, , c]) => c.mode === 'per-principal' || c.mode === 'oauth').map(([, pointer]) => pointer);
   const table = events?.grants?.();
   let keyring: Keyring | undefined;
   if (perPrincipal.length > 0) {
@@ -61,11 +68,38 @@ export function setUpUpstreamCredentials(loaded: LoadedConfig, env: NodeJS.Proce
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  const credentials = new UpstreamCredentials({ sources, table, keyring, publicUrl: config.upstreamCredentials?.publicUrl, logger });
+  const credentials = new UpstreamCredentials({ sources, table, keyring, publicUrl: config.upstreamCredentials?.publicUrl, logger, oauth });
   // Rows sealed with a key that is no longer the newest are re-sealed in the background.
   void credentials.resealAll().then(
     (n) => n > 0 && logger.info({ resealed: n, keyId: keyring?.currentId }, 'upstream credentials re-sealed with the newest key'),
     (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 're-sealing upstream credentials failed; it is tried again at the next start'),
   );
   return credentials;
+}
+
+/** The OAuth client of each `oauth` MCP server; a connector or a host without a public URL is a problem. */
+function oauthUpstreams(loaded: LoadedConfig, governed: [string, string, CredentialsConfig][], urls: Map<string, string>, where: { env: NodeJS.ProcessEnv; configDir: string }, problems: string[]): Map<string, OAuthUpstream> {
+  const out = new Map<string, OAuthUpstream>();
+  const publicUrl = loaded.config.upstreamCredentials?.publicUrl?.replace(/\/+$/, '');
+  for (const [id, pointer, c] of governed) {
+    if (c.mode !== 'oauth') continue;
+    if (!urls.has(id)) {
+      problems.push(`${loaded.file}: ${pointer}/mode: oauth is supported for MCP servers over HTTP; for a connector use per-principal`);
+      continue;
+    }
+    if (!publicUrl) {
+      problems.push(`${loaded.file}: ${pointer}/mode: oauth needs upstreamCredentials.publicUrl (the redirect URI is made from it)`);
+      continue;
+    }
+    let clientSecret: string | undefined;
+    try {
+      if (c.oauth?.clientSecret) clientSecret = readSecretRef(c.oauth.clientSecret, where, `${pointer}/oauth/clientSecret`);
+    } catch (err) {
+      if (!(err instanceof SecretRefError)) throw err;
+      problems.push(`${loaded.file}: ${err.message}`);
+    }
+    const serverUrl = resolveEnvRefs(urls.get(id)!, where.env);
+    out.set(id, new OAuthUpstream(id, serverUrl, `${publicUrl}/oauth/callback`, { clientId: c.oauth?.clientId, clientSecret, scopes: c.oauth?.scopes }));
+  }
+  return out;
 }

@@ -8,7 +8,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CLOSED, MapOf, StringEnum } from '../util/schema-builders.js';
 import { secretRefSchema } from '../util/secret-ref.js';
 
-export const CREDENTIAL_MODES = ['shared', 'per-principal', 'identity-headers'] as const;
+export const CREDENTIAL_MODES = ['shared', 'per-principal', 'identity-headers', 'oauth'] as const;
 export type CredentialMode = (typeof CREDENTIAL_MODES)[number];
 
 /** An HTTP header name (RFC 9110 token). */
@@ -17,11 +17,22 @@ const HEADER_NAME = '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$';
 export const credentialsSchema = Type.Object(
   {
     /** shared (default): the source's configured credential; per-principal: each principal's own stored secret; identity-headers: who calls, as headers. */
-    mode: StringEnum(CREDENTIAL_MODES, { description: 'Whose credential reaches the upstream: shared (default), per-principal or identity-headers.' }),
+    mode: StringEnum(CREDENTIAL_MODES, { description: 'Whose credential reaches the upstream: shared (default), per-principal, identity-headers or oauth.' }),
     /** per-principal: how the principal's secret is sent (default bearer). `query` only for connectors. */
     type: Type.Optional(StringEnum(['bearer', 'header', 'basic', 'query'], { description: 'per-principal: how the secret is sent (default bearer).' })),
     /** per-principal: the header or query parameter name for `header` and `query`. */
     name: Type.Optional(Type.String({ pattern: HEADER_NAME, description: 'per-principal: header or query parameter name (type header or query).' })),
+    /** oauth: a pre-registered client (default: dynamic client registration where the authorization server offers it) and the scopes asked for. */
+    oauth: Type.Optional(
+      Type.Object(
+        {
+          clientId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'A client registered at the authorization server (default: dynamic registration).' })),
+          clientSecret: Type.Optional(secretRefSchema),
+          scopes: Type.Optional(Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' }), { maxItems: 50, description: 'Scopes asked for (default: what the resource metadata lists, else none).' })),
+        },
+        { ...CLOSED, description: 'oauth: how the host is a client of the upstream\'s authorization server.' },
+      ),
+    ),
     /** Shown to the person asked to connect (default: the source id). */
     label: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A name for the upstream, shown when a person is asked to connect.' })),
     /** identity-headers: the header carrying the principal id (default X-Toolhost-Principal). */

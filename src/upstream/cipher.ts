@@ -64,3 +64,8 @@ export class Keyring {
     }
   }
 }
+
+/** The additional data a grant row's sealed value is bound to: its tenant, principal, source and kind. */
+export function rowBinding(row: { tenant: string; principal: string; source: string; kind: string }): string {
+  return `${row.tenant}\u0000${row.principal}\u0000${row.source}\u0000${row.kind}`;
+}

@@ -15,7 +15,9 @@ import type { Principal } from '../auth/principal.js';
 import type { GrantRow, GrantTable } from '../events/grant-table.js';
 import type { CredentialMode, CredentialsConfig } from '../sources/credentials-schema.js';
 import type { UpstreamCredential } from '../sources/upstream-credential.js';
-import { SealError, type Keyring } from './cipher.js';
+import { rowBinding, SealError, type Keyring } from './cipher.js';
+import type { OAuthUpstream } from './oauth-client.js';
+import { OAuthGrants } from './oauth-grants.js';
 import { IdentityHeaders } from './identity-headers.js';
 import { secretCredential } from './principal-secret.js';
 
@@ -34,8 +36,11 @@ export interface ConnectionView {
   source: string;
   label: string;
   mode: CredentialMode;
-  state: 'connected' | 'not_connected' | 'refused';
+  state: 'connected' | 'not_connected' | 'refused' | 'disconnected';
   updatedAt?: string;
+  /** oauth: the scopes granted and when the access token expires (it is refreshed before use). */
+  scopes?: string[];
+  expiresAt?: string;
   connectUrl?: string;
 }
 
@@ -52,6 +57,8 @@ export interface UpstreamCredentialsOptions {
   keyring?: Keyring;
   publicUrl?: string;
   logger: Logger;
+  /** The OAuth client of each `oauth` source. */
+  oauth?: ReadonlyMap<string, OAuthUpstream>;
   /** How often a waiting call looks for a connection made on another replica (default 1000 ms). */
   pollMs?: number;
 }
@@ -62,15 +69,29 @@ export const MAX_SECRET_BYTES = 8192;
 export class CredentialInputError extends Error {}
 
 interface Meta {
-  state: 'connected' | 'refused';
+  state: 'connected' | 'refused' | 'disconnected';
+  scopes?: string[];
+  expiresAt?: string;
 }
 
 export class UpstreamCredentials {
   private readonly identity = new Map<string, IdentityHeaders>();
   private readonly changes = new EventEmitter();
+  /** The OAuth grants of `oauth` sources (present when one is configured). */
+  readonly oauth?: OAuthGrants;
 
   constructor(private readonly options: UpstreamCredentialsOptions) {
     this.changes.setMaxListeners(0);
+    if (options.oauth && options.oauth.size > 0) {
+      this.oauth = new OAuthGrants({
+        upstreams: options.oauth,
+        table: this.table(),
+        keyring: this.keyring(),
+        publicUrl: this.base(),
+        logger: options.logger,
+        connected: (tenant, owner, source) => this.changes.emit(changeKey(tenant, owner, source)),
+      });
+    }
     for (const [id, s] of options.sources) {
       if (s.config.mode === 'identity-headers') this.identity.set(id, new IdentityHeaders(s.config, IdentityHeaders.signer(id, s.config, s.signingKey)));
     }
@@ -94,17 +115,21 @@ export class UpstreamCredentials {
     // The connection owner names tenant and principal: per-caller connections are never shared across them.
     const connectionOwner = `${principal.tenant}\u0000${owner}`;
     if (source.config.mode === 'identity-headers') return { credential: await this.identity.get(sourceId)!.credential(principal, connectionOwner) };
+    if (source.config.mode === 'oauth') {
+      const credential = await this.oauth!.credential(sourceId, principal.tenant, owner, connectionOwner);
+      return credential ? { credential } : { connect: this.connectNeeded(sourceId, 'not connected', principal) };
+    }
     const row = await this.table().get(principal.tenant, owner, sourceId);
-    if (!row) return { connect: this.connectNeeded(sourceId, 'not connected') };
+    if (!row) return { connect: this.connectNeeded(sourceId, 'not connected', principal) };
     const meta = parseMeta(row.meta);
-    if (meta.state !== 'connected') return { connect: this.connectNeeded(sourceId, 'refused by the upstream') };
+    if (meta.state !== 'connected') return { connect: this.connectNeeded(sourceId, 'refused by the upstream', principal) };
     let secret: string;
     try {
-      secret = this.keyring().open(row.keyId, row.sealed, binding(row));
+      secret = this.keyring().open(row.keyId, row.sealed, rowBinding(row));
     } catch (err) {
       // A row that does not open (unknown key, altered) is useless: ask again, and tell the operator which key.
       this.options.logger.warn({ source: sourceId, tenant: principal.tenant, keyId: row.keyId, err: err instanceof SealError ? err.message : 'unknown' }, 'a stored upstream credential does not open');
-      return { connect: this.connectNeeded(sourceId, 'stored credential unreadable') };
+      return { connect: this.connectNeeded(sourceId, 'stored credential unreadable', principal) };
     }
     return { credential: secretCredential(source.config, connectionOwner, secret) };
   }
@@ -113,12 +138,13 @@ export class UpstreamCredentials {
   async refused(sourceId: string, principal: Principal): Promise<ConnectNeeded> {
     const owner = ownerOf(principal);
     const source = this.options.sources.get(sourceId);
-    if (source?.config.mode === 'per-principal') {
+    if (source?.config.mode === 'per-principal' || source?.config.mode === 'oauth') {
       const row = await this.table().get(principal.tenant, owner, sourceId);
-      if (row) await this.table().replace({ ...row, meta: JSON.stringify({ state: 'refused' } satisfies Meta), updatedAt: new Date().toISOString() }, row.sealed);
-      this.options.logger.info({ source: sourceId, tenant: principal.tenant }, 'the upstream refused a principal\'s stored credential; marked refused');
+      const state = source.config.mode === 'oauth' ? 'disconnected' : 'refused';
+      if (row) await this.table().replace({ ...row, meta: JSON.stringify({ state } satisfies Meta), updatedAt: new Date().toISOString() }, row.sealed);
+      this.options.logger.info({ source: sourceId, tenant: principal.tenant }, `the upstream refused a principal's credential; marked ${state}`);
     }
-    return this.connectNeeded(sourceId, 'refused by the upstream');
+    return this.connectNeeded(sourceId, 'refused by the upstream', principal);
   }
 
   /** Stores (sealed) a principal's own secret for a per-principal source. */
@@ -129,7 +155,7 @@ export class UpstreamCredentials {
     if (Buffer.byteLength(secret, 'utf8') > MAX_SECRET_BYTES) throw new CredentialInputError(`secret is longer than ${MAX_SECRET_BYTES} bytes`);
     if (!/^[\x20-\x7e]+$/.test(secret)) throw new CredentialInputError('secret must be visible ASCII (it travels in an HTTP header or URL)');
     const row: GrantRow = { tenant: principal.tenant, principal: ownerOf(principal), source: sourceId, kind: 'static', keyId: '', sealed: '', meta: JSON.stringify({ state: 'connected' } satisfies Meta), updatedAt: new Date().toISOString() };
-    const { keyId, sealed } = this.keyring().seal(secret, binding(row));
+    const { keyId, sealed } = this.keyring().seal(secret, rowBinding(row));
     await this.table().put({ ...row, keyId, sealed });
     this.changes.emit(changeKey(principal.tenant, row.principal, sourceId));
   }
@@ -137,6 +163,7 @@ export class UpstreamCredentials {
   /** Forgets a principal's credential for a source; true when there was one. */
   async remove(sourceId: string, principal: Principal): Promise<boolean> {
     if (!this.options.sources.has(sourceId) || !this.options.table) return false;
+    if (this.options.sources.get(sourceId)!.config.mode === 'oauth') return this.oauth!.disconnect(sourceId, principal.tenant, ownerOf(principal));
     return this.table().delete(principal.tenant, ownerOf(principal), sourceId);
   }
 
@@ -149,8 +176,9 @@ export class UpstreamCredentials {
       const label = config.label ?? id;
       if (config.mode === 'identity-headers') return { source: id, label, mode: config.mode, state: 'connected' as const };
       const row = bySource.get(id);
-      const state = !row ? 'not_connected' : parseMeta(row.meta).state === 'connected' ? 'connected' : 'refused';
-      return { source: id, label, mode: config.mode, state, ...(row ? { updatedAt: row.updatedAt } : {}), connectUrl: this.connectUrl(id) };
+      const meta = row ? parseMeta(row.meta) : undefined;
+      const extra = { ...(row ? { updatedAt: row.updatedAt } : {}), ...(meta?.scopes ? { scopes: meta.scopes } : {}), ...(meta?.expiresAt ? { expiresAt: meta.expiresAt } : {}) };
+      return { source: id, label, mode: config.mode, state: meta?.state ?? 'not_connected', ...extra, connectUrl: this.connectUrl(id, principal) };
     });
   }
 
@@ -197,8 +225,8 @@ export class UpstreamCredentials {
       if (rows.length === 0) return count;
       for (const row of rows) {
         try {
-          const plain = keyring.open(row.keyId, row.sealed, binding(row));
-          const { keyId, sealed } = keyring.seal(plain, binding(row));
+          const plain = keyring.open(row.keyId, row.sealed, rowBinding(row));
+          const { keyId, sealed } = keyring.seal(plain, rowBinding(row));
           if (await this.options.table.replace({ ...row, keyId, sealed }, row.sealed)) count++;
         } catch {
           skipped.add(rowId(row));
@@ -208,14 +236,20 @@ export class UpstreamCredentials {
     }
   }
 
-  private connectUrl(sourceId: string): string {
-    return `${(this.options.publicUrl ?? '').replace(/\/+$/, '')}/connections/${encodeURIComponent(sourceId)}`;
+  private base(): string {
+    return (this.options.publicUrl ?? '').replace(/\/+$/, '');
   }
 
-  private connectNeeded(sourceId: string, why: string): ConnectNeeded {
+  private connectUrl(sourceId: string, principal: Principal): string {
+    if (this.options.sources.get(sourceId)?.config.mode === 'oauth') return this.oauth!.connectUrl(sourceId, principal.tenant, ownerOf(principal));
+    return `${this.base()}/connections/${encodeURIComponent(sourceId)}`;
+  }
+
+  private connectNeeded(sourceId: string, why: string, principal: Principal): ConnectNeeded {
     const label = this.options.sources.get(sourceId)?.config.label ?? sourceId;
-    const url = this.connectUrl(sourceId);
-    return { sourceId, label, url, message: `${label} needs your own credential (${why}). Supply it at ${url} (PUT {"secret": "..."} with your toolhost credential), then call again.` };
+    const url = this.connectUrl(sourceId, principal);
+    const how = this.options.sources.get(sourceId)?.config.mode === 'oauth' ? `Open ${url} in a browser to connect your account` : `Supply it at ${url} (PUT {"secret": "..."} with your toolhost credential)`;
+    return { sourceId, label, url, message: `${label} needs your own credential (${why}). ${how}, then call again.` };
   }
 
   private table(): GrantTable {
@@ -233,10 +267,6 @@ function ownerOf(principal: Principal): string {
   return `${principal.kind}:${principal.id}`;
 }
 
-function binding(row: Pick<GrantRow, 'tenant' | 'principal' | 'source' | 'kind'>): string {
-  return `${row.tenant}\u0000${row.principal}\u0000${row.source}\u0000${row.kind}`;
-}
-
 function rowId(row: GrantRow): string {
   return `${row.tenant}\u0000${row.principal}\u0000${row.source}`;
 }
@@ -248,7 +278,8 @@ function changeKey(tenant: string, owner: string, source: string): string {
 function parseMeta(text: string): Meta {
   try {
     const m = JSON.parse(text) as Partial<Meta>;
-    return { state: m.state === 'connected' ? 'connected' : 'refused' };
+    const state = m.state === 'connected' || m.state === 'disconnected' ? m.state : 'refused';
+    return { state, ...(Array.isArray(m.scopes) ? { scopes: m.scopes } : {}), ...(typeof m.expiresAt === 'string' ? { expiresAt: m.expiresAt } : {}) };
   } catch {
     return { state: 'refused' };
   }

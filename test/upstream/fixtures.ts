@@ -39,12 +39,23 @@ function unauthorized(res: ServerResponse): void {
   res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"', 'content-type': 'application/json' }).end('{"error":"invalid_token"}');
 }
 
-/** An MCP server with one tool, `whoami`, answering the subject of the request that called it. */
-export async function startWhoamiMcp(authenticate: Authenticate): Promise<Upstream> {
+/**
+ * An MCP server with one tool, `whoami`, answering the subject of the request
+ * that called it. With `authorizationServer`, it publishes its RFC 9728
+ * protected resource metadata naming that server and points to it in 401s.
+ */
+export async function startWhoamiMcp(authenticate: Authenticate, authorizationServer?: string): Promise<Upstream> {
   const calls: string[] = [];
+  let base = '';
   const server = createServer(async (req, res) => {
+    if (authorizationServer && req.url?.startsWith('/.well-known/oauth-protected-resource')) {
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [authorizationServer] }));
+    }
     const subject = await authenticate(req);
-    if (subject === undefined) return unauthorized(res);
+    if (subject === undefined) {
+      if (!authorizationServer) return unauthorized(res);
+      return void res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` }).end();
+    }
     if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
     const body = JSON.parse((await readBody(req)) || 'null') as unknown;
     const mcp = new McpServer({ name: 'whoami', version: '1.0.0' });
@@ -59,6 +70,7 @@ export async function startWhoamiMcp(authenticate: Authenticate): Promise<Upstre
     await transport.handleRequest(req, res, body);
   });
   const url = await listen(server);
+  base = url;
   return { url: `${url}/mcp`, calls, close: closer(server) };
 }
 
