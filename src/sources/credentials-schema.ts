@@ -57,7 +57,7 @@ export const credentialsSchema = Type.Object(
   {
     ...CLOSED,
     description: "Whose credential reaches the upstream (docs/auth.md \"Upstream credentials\").",
-    allOf: [{ if: { properties: { type: { enum: ['header', 'query'] } }, required: ['type'] }, then: { required: ['name'] } }],
+    allOf: [{ if: { properties: { type: { enum: ['header', 'query'] } }, required: ['type'] }, then: { required: ['name'], properties: { name: true } } }],
   },
 );
 export type CredentialsConfig = Static<typeof credentialsSchema>;
