@@ -117,6 +117,9 @@ describe('per-principal credentials', () => {
     assert.match((r.content[0] as { text: string }).text, /https:\/\/toolhost\.example\/connections\/mcp%3Awho/);
     assert.deepEqual(r._meta?.['toolhost/connect'], { source: 'mcp:who', url: 'https://toolhost.example/connections/mcp%3Awho' });
     assert.deepEqual(mcp.calls, [], 'nothing reached the upstream');
+    // The catalog says the tool uses a credential resolved per call.
+    const descriptor = await request(host.url, `/tools/${encodeURIComponent('mcp:who.whoami')}`, { token: 'alice-key' });
+    assert.equal(descriptor.json().auth?.credentialRef, true);
   });
 
   test('two principals calling the same tools concurrently: each upstream sees only the caller\'s own subject', async () => {

@@ -127,6 +127,8 @@ export interface ResolvedMcpOptions {
   backoff: { initialMs: number; maxMs: number };
   keepStaleTools: boolean;
   mcpPrefix?: string;
+  /** The server's calls carry each caller's own credential (`credentials.mode` not shared): its tools say `auth.credentialRef`. */
+  callerCredential?: boolean;
 }
 
 export function withDefaults(config: McpSourceConfig): ResolvedMcpOptions {
@@ -149,5 +151,6 @@ export function withDefaults(config: McpSourceConfig): ResolvedMcpOptions {
     },
     keepStaleTools: config.keepStaleTools ?? d.keepStaleTools,
     ...(config.mcpPrefix !== undefined ? { mcpPrefix: config.mcpPrefix } : {}),
+    ...(config.transport === 'http' && (config.credentials?.mode ?? 'shared') !== 'shared' ? { callerCredential: true } : {}),
   };
 }
