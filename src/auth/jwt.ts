@@ -200,7 +200,7 @@ export class JwtVerifier implements TokenVerifier {
     else if (Array.isArray(raw) && raw.every((s) => typeof s === 'string')) scopes = raw as string[];
     else return fail(`JWT scopes claim (${claimName(claims.scopes)}) is malformed: expected a space-separated string or an array of strings`);
     if (scopes.length > MAX_SCOPES) return fail(`JWT carries more than ${MAX_SCOPES} scopes`);
-    return { ok: true, principal: { id, tenant, scopes: new Set(scopes), kind: 'jwt', key: principalKey('jwt', tenant, id) } };
+    return { ok: true, principal: { id, tenant, scopes: new Set(scopes), kind: 'jwt', key: principalKey('jwt', tenant, id), claims: payload } };
   }
 
   private remember(token: string, principal: Principal, exp: number): void {

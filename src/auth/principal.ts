@@ -7,6 +7,8 @@ export interface Principal extends Caller {
   tenant: string;
   scopes: ReadonlySet<string>;
   kind: 'api-key' | 'jwt';
+  /** A JWT principal's verified claims (identity headers may pass some upstream); absent for API keys. */
+  readonly claims?: Readonly<Record<string, unknown>>;
   /**
    * A key naming this principal across requests and credential kinds (rate
    * limits, audit). Computed once when the principal object is made, so the

@@ -17,6 +17,7 @@ import { workflowConfigSchema } from '../sources/workflow/index.js';
 import { hostExtensionConfigSchema } from '../sources/host-extension/index.js';
 import { mcpSourceConfigSchema } from '../sources/mcp/config-schema.js';
 import { connectorSourceConfigSchema } from '../sources/connector/config-schema.js';
+import { upstreamCredentialsConfigSchema } from '../upstream/config-schema.js';
 
 const tenantSchema = Type.Object(
   {
@@ -188,6 +189,8 @@ export const hostConfigSchema = Type.Object(
     events: Type.Optional(eventsSchema),
     /** The Redis (or Valkey) server replicas share: rate-limit buckets, MCP session routing (docs/deploy.md "Redis"). */
     redis: Type.Optional(redisConfigSchema),
+    /** Sealing keys and the public URL for sources whose `credentials` are not shared (docs/auth.md "Upstream credentials"). */
+    upstreamCredentials: Type.Optional(upstreamCredentialsConfigSchema),
     mcp: Type.Optional(mcpFrontDoorSchema),
     metrics: Type.Optional(metricsSchema),
     admin: Type.Optional(adminSchema),

@@ -80,6 +80,7 @@ import { BUSY_TIMEOUT_MS, openDatabase, prepareStatements, type EventRow, type S
 import { EventStoreOpenError, type AppendOptions, type EventStore } from './store.js';
 import { checkOptions, type EventLogOptions } from './log-options.js';
 import { Subscribers } from './subscribers.js';
+import { sqliteGrantTable, type GrantTable } from './grant-table.js';
 import { WalSync } from './wal-sync.js';
 
 export { EventLogUnavailableError, type AppendFailure, type EventLogHealth } from './log-health.js';
@@ -364,6 +365,14 @@ export class EventLog implements EventStore {
     if (retentionDays !== undefined) removed += this.sql.pruneOlderThan.run(new Date(now - retentionDays * DAY_MS).toISOString()).changes;
     if (maxEvents !== undefined) removed += this.sql.pruneBeyondCount.run(maxEvents).changes;
     return removed;
+  }
+
+  private grantTable?: GrantTable;
+
+  /** Upstream credentials, in this log's file (grant-table.ts). */
+  grants(): GrantTable {
+    this.grantTable ??= sqliteGrantTable(this.db);
+    return this.grantTable;
   }
 
   /**

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { POSTGRES_CONFIG_CHANGES_TABLE } from './config-changes.js';
+import { GRANTS_MIGRATION_SQL } from './postgres-grant-table.js';
 
 /** 'toolhost' in ASCII, as the advisory lock's key: any fixed number would do, this one is unlikely to be another program's. */
 export const MIGRATION_LOCK_KEY = '8390876182755355508';
@@ -45,6 +46,7 @@ const MIGRATIONS: readonly Migration[] = [
       );`,
   },
   { version: 2, sql: POSTGRES_CONFIG_CHANGES_TABLE },
+  { version: 3, sql: GRANTS_MIGRATION_SQL },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

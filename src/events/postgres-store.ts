@@ -44,6 +44,8 @@ import { postgresConfigChanges, type ConfigChangeStore } from './config-changes.
 import { EventStoreOpenError, type EventStore } from './store.js';
 
 export { EventStoreOpenError };
+import type { GrantTable } from './grant-table.js';
+import { postgresGrantTable } from './postgres-grant-table.js';
 
 /** The retention and probe options mean what they mean for the SQLite log (log.ts). */
 export interface PostgresEventStoreOptions extends Pick<EventLogOptions, 'retentionDays' | 'maxEvents' | 'pruneIntervalMs' | 'checkIntervalMs'>, WriteGuardHooks {
@@ -306,6 +308,14 @@ export class PostgresEventStore implements EventStore {
       removed += result.rowCount ?? 0;
     }
     return removed;
+  }
+
+  private grantTable?: GrantTable;
+
+  /** Upstream credentials, in this store's database (grant-table.ts). */
+  grants(): GrantTable {
+    this.grantTable ??= postgresGrantTable(this.pool);
+    return this.grantTable;
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,7 @@
 import type { EventLogHealth } from './log-health.js';
 import type { AppendInput, SerializedEvent, ToolEvent } from './event-types.js';
 import type { ConfigChangeStore } from './config-changes.js';
+import type { GrantTable } from './grant-table.js';
 
 export interface AppendOptions {
   /**
@@ -48,6 +49,8 @@ export interface EventStore {
   prune(now?: number): Promise<number>;
   /** The admin API's stored changes, in the same database (config-changes.ts). */
   readonly configChanges?: ConfigChangeStore;
+  /** The table of upstream credentials in the same database (grant-table.ts); absent in stores without one. */
+  grants?(): GrantTable;
   /** Stops timers and subscriptions and releases the engine. Idempotent. */
   close(): Promise<void>;
 }

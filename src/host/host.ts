@@ -38,6 +38,8 @@ import { loadSources } from './load-sources.js';
 import { watchConfigFile } from './config-watch.js';
 import { AdminService, layeredConfig, readStoredLayer } from './admin.js';
 import { ConfigReloader, mcpDefaultsOf, tenantPoliciesOf, type TenantMcpDefaults } from './reload.js';
+import { setUpUpstreamCredentials } from './upstream-credentials.js';
+import type { UpstreamCredentials } from '../upstream/credentials.js';
 
 export interface HostOptions {
   logger?: Logger;
@@ -70,6 +72,8 @@ export interface Host {
   discovery: Discovery;
   /** The tool-session log, when `events` is configured. */
   events?: EventStore;
+  /** Principals' own upstream credentials, when a source's `credentials` are not shared. */
+  credentials?: UpstreamCredentials;
   /** The Redis server replicas share, when `redis` is configured. */
   redis?: RedisConnection;
   /** What the invocation layer and the MCP front door need. */
@@ -159,6 +163,7 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
     config = loaded.config;
   }
 
+  const credentials = setUpUpstreamCredentials(loaded, env, events, logger);
   // Upstream sources are created here but connect only when started, below.
   const sources = new SourceRegistry(await loadSources(loaded, ctx));
 
@@ -224,6 +229,7 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
     toolCalls: metrics.toolCalls,
     tracing,
     items: itemDeps(loaded, sources, policy, { events, metrics, tracing }),
+    credentials,
   };
 
   const mcpDefaults = mcpDefaultsOf(config.tenants);
@@ -263,6 +269,7 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
     sources,
     discovery,
     events,
+    credentials,
     redis,
     invoke,
     reloader,

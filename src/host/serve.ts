@@ -74,6 +74,7 @@ export async function serve(configFile: string, options: ServeOptions = {}): Pro
       metrics: host.metrics,
       logger: host.logger,
       events: host.events,
+      credentials: host.credentials,
       connectionLimits: connectionLimits(host.loaded.config),
       eventRoutes: { maxStreamsPerPrincipal: host.loaded.config.events?.maxStreamsPerPrincipal },
       tracing: host.tracing,

@@ -17,6 +17,8 @@ import { registerAdminRoutes } from './admin-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import type { HttpDeps } from './deps.js';
 import { registerEventRoutes } from './events-routes.js';
+import { registerConnectionRoutes } from './connection-routes.js';
+import { registerOAuthRoutes } from './oauth-routes.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { protocolGate, sendContractError, sendError } from './respond.js';
 import { registerSearchRoutes } from './search-routes.js';
@@ -105,6 +107,8 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   registerHealthRoutes(app, deps);
   if (deps.events) registerEventRoutes(app, deps, deps.eventRoutes);
   if (deps.admin) registerAdminRoutes(app, deps.admin);
+  if (deps.credentials) registerConnectionRoutes(app, deps, deps.credentials);
+  if (deps.credentials?.oauth) registerOAuthRoutes(app, deps, deps.credentials.oauth);
   if (deps.ui) registerUiRoutes(app, { authenticator: deps.authenticator, assets: deps.ui.assets });
   return app;
 }

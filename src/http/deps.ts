@@ -17,6 +17,7 @@ import type { SourceHealth } from '../sources/raw-tool.js';
 import type { AdminApi } from './admin-routes.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import type { UiAssets } from './ui-assets.js';
+import type { UpstreamCredentials } from '../upstream/credentials.js';
 
 export interface EventRouteOptions {
   /** Interval of the SSE keep-alive comment (default 15 000 ms). */
@@ -52,6 +53,8 @@ export interface HttpDeps {
   configStatus?: () => object;
   /** The admin API; when present, /admin/v1/ is served to admins (everyone else: the unknown route's 404). */
   admin?: AdminApi;
+  /** Principals' own upstream credentials; when present, /connections is served. */
+  credentials?: UpstreamCredentials;
   /** The catalog browser; when present, /ui/ is served (its assets undefined when never built). */
   ui?: { assets: UiAssets | undefined };
 }

@@ -9,6 +9,7 @@ import type { ToolCallMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { SourceRegistry } from '../sources/registry.js';
 import type { ItemDeps } from './mcp-items.js';
+import type { UpstreamCredentials } from '../upstream/credentials.js';
 
 /** What a call relays to the client that made it, for the MCP layer to build (it sees sources only through this layer). */
 export type { CallerRequests, CallRelay } from '../sources/raw-tool.js';
@@ -27,6 +28,8 @@ export interface InvokeDeps {
   tracing?: Tracing;
   /** The MCP servers' resources and prompts (mcp-items.ts); absent: the front door serves none. */
   items?: ItemDeps;
+  /** Each caller's own upstream credentials, for sources whose credentials are not shared. */
+  credentials?: UpstreamCredentials;
 }
 
 /**

@@ -7,13 +7,13 @@
 // session, stays here.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogSnapshot, ToolEntry } from '../catalog/snapshot.js';
-import type { Caller } from '../catalog/visibility.js';
+import type { Principal } from '../auth/principal.js';
 import type { JsonValue } from '../contract/descriptor.js';
 import type { ToolSession } from '../events/session.js';
 import { CallAbort, errorResult, resultOf, type DispatchOutcome } from '../sources/call-result.js';
 import type { CallRelay, ComposedStep, InvokeContext } from '../sources/raw-tool.js';
 import { argumentProblem } from './arguments.js';
-import { dispatchCall } from './dispatch.js';
+import { dispatchAsCaller } from './upstream-call.js';
 import { outputProblem } from './output-schema.js';
 import type { InvokeDeps } from './types.js';
 
@@ -21,7 +21,7 @@ import type { InvokeDeps } from './types.js';
 export interface CallScope {
   deps: InvokeDeps;
   snapshot: CatalogSnapshot;
-  caller: Caller;
+  caller: Principal;
   session: ToolSession | undefined;
   signal: AbortSignal | undefined;
   /** How many workflows deep this call is. */
@@ -75,7 +75,7 @@ export async function invokeInScope(scope: CallScope, entry: ToolEntry, args: Re
     runSteps: (steps, input) => runSteps(scope, steps, input),
   };
   const toolId = entry.tool.descriptor.toolId;
-  const outcome = await dispatchCall(scope.deps.sources, toolId, args, context);
+  const outcome = await dispatchAsCaller(scope.deps, scope.caller, toolId, args, context);
   const problem = outcome.status === 'ok' ? outputProblem(entry, outcome.result) : undefined;
   if (problem === undefined) return outcome;
   const sourceId = scope.deps.sources.sourceFor(toolId)?.id ?? entry.tool.descriptor.source;

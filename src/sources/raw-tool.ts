@@ -8,6 +8,7 @@
 import type { Classification, JsonObject, Source } from '../contract/descriptor.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { DispatchOutcome } from './call-result.js';
+import type { UpstreamCredential } from './upstream-credential.js';
 
 export interface RawTool {
   source: Source;
@@ -98,6 +99,8 @@ export interface InvokeContext {
   onLog?(level: LoggingLevel, data: unknown, logger?: string): void;
   /** Asks the client that made this call (absent when the call has no such client). */
   requestFromCaller?: CallerRequests;
+  /** This caller's own upstream credential, when the source's `credentials.mode` is not `shared`. */
+  credential?: UpstreamCredential;
 }
 
 /** What the host relays from a call to the client that made it. */

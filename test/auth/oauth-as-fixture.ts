@@ -5,7 +5,11 @@
 // token endpoint for the client_credentials and authorization_code grants
 // that issues real JWTs signed with jose, whose audience is the RFC 8707
 // `resource` the client asked for. A request without `resource` is refused,
-// so a test sees the client send it.
+// so a test sees the client send it. For the authorization code grant it also
+// issues refresh tokens, rotated on every use (the refresh_token grant), can
+// revoke them (RFC 7009), sends `iss` with the code (RFC 9207), and takes the
+// person who approves from an `x-test-user` header on the authorization
+// request (the token's `sub`; the client id when absent).
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,6 +27,15 @@ export interface AuthorizationServer {
   key: SigningKey;
   /** The token requests answered, in order (what the client asked for). */
   tokenRequests: { clientId: string; resource: string | null; scope: string | null }[];
+  /** refresh_token grant requests received, and revocations. */
+  refreshes: number;
+  revoked: string[];
+  /** `expires_in` of the access tokens issued from now on (default 300). */
+  accessTtlSec: number;
+  /** Holds refresh answers until the returned function is called. */
+  holdRefreshes(): () => void;
+  /** Forgets every refresh token (the next refresh is refused with invalid_grant). */
+  forgetRefreshTokens(): void;
   /** Signs a token as this server would, for any audience (a test's forged or misdirected token). */
   sign(claims: Record<string, unknown>): Promise<string>;
   close(): Promise<void>;
@@ -34,6 +47,7 @@ interface PendingCode {
   challenge: string;
   resource: string | null;
   scope: string | null;
+  subject?: string;
 }
 
 /** `clients` are pre-registered (client_credentials); clients that register themselves get `registeredTenant`. */
@@ -42,6 +56,8 @@ export async function startAuthorizationServer(clients: Record<string, OAuthClie
   const registered = new Map<string, string[]>();
   const codes = new Map<string, PendingCode>();
   const tokenRequests: AuthorizationServer['tokenRequests'] = [];
+  const refreshTokens = new Map<string, PendingCode>();
+  let held: Promise<void> | undefined;
   let issuer = '';
   const sign = (claims: Record<string, unknown>): Promise<string> => {
     const now = Math.floor(Date.now() / 1000);
@@ -49,6 +65,30 @@ export async function startAuthorizationServer(clients: Record<string, OAuthClie
   };
   const json = (res: import('node:http').ServerResponse, status: number, body: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+  };
+  const as: AuthorizationServer = {
+    issuer: '',
+    jwksUrl: '',
+    key,
+    tokenRequests,
+    refreshes: 0,
+    revoked: [],
+    accessTtlSec: 300,
+    holdRefreshes() {
+      let release!: () => void;
+      held = new Promise<void>((r) => (release = r));
+      return () => {
+        held = undefined;
+        release();
+      };
+    },
+    forgetRefreshTokens: () => refreshTokens.clear(),
+    sign,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -62,6 +102,8 @@ export async function startAuthorizationServer(clients: Record<string, OAuthClie
           token_endpoint: `${issuer}token`,
           jwks_uri: `${issuer}jwks.json`,
           registration_endpoint: `${issuer}register`,
+          revocation_endpoint: `${issuer}revoke`,
+          authorization_response_iss_parameter_supported: true,
           grant_types_supported: ['client_credentials', 'authorization_code'],
           token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
           response_types_supported: ['code'],
@@ -82,9 +124,11 @@ export async function startAuthorizationServer(clients: Record<string, OAuthClie
         if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge')) return json(res, 400, { error: 'invalid_request' });
         // The user approves at once: the redirect carries the code.
         const code = randomUUID();
-        codes.set(code, { clientId, redirectUri, challenge: q.get('code_challenge')!, resource: q.get('resource'), scope: q.get('scope') });
+        const user = req.headers['x-test-user'];
+        codes.set(code, { clientId, redirectUri, challenge: q.get('code_challenge')!, resource: q.get('resource'), scope: q.get('scope'), ...(typeof user === 'string' ? { subject: user } : {}) });
         const back = new URL(redirectUri);
         back.searchParams.set('code', code);
+        back.searchParams.set('iss', issuer);
         if (q.get('state') !== null) back.searchParams.set('state', q.get('state')!);
         res.writeHead(302, { location: back.href }).end();
         return;
@@ -100,10 +144,33 @@ export async function startAuthorizationServer(clients: Record<string, OAuthClie
         if (!pending || pending.clientId !== form.get('client_id') || pending.redirectUri !== form.get('redirect_uri')) return json(res, 400, { error: 'invalid_grant' });
         if (createHash('sha256').update(verifier).digest('base64url') !== pending.challenge) return json(res, 400, { error: 'invalid_grant', error_description: 'PKCE' });
         if (resource === null || resource !== pending.resource) return json(res, 400, { error: 'invalid_target' });
-        void sign({ sub: pending.clientId, aud: resource, tenant: registeredTenant, ...(pending.scope ? { scope: pending.scope } : {}) }).then((token) =>
-          json(res, 200, { access_token: token, token_type: 'Bearer', expires_in: 300 }),
+        const refresh = randomUUID();
+        refreshTokens.set(refresh, pending);
+        void sign({ sub: pending.subject ?? pending.clientId, aud: resource, tenant: registeredTenant, exp: Math.floor(Date.now() / 1000) + as.accessTtlSec, ...(pending.scope ? { scope: pending.scope } : {}) }).then((token) =>
+          json(res, 200, { access_token: token, token_type: 'Bearer', expires_in: as.accessTtlSec, refresh_token: refresh, ...(pending.scope ? { scope: pending.scope } : {}) }),
         );
         return;
+      }
+      if (req.method === 'POST' && url.pathname === '/token' && new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('grant_type') === 'refresh_token') {
+        const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+        as.refreshes++;
+        const old = form.get('refresh_token') ?? '';
+        const grant = refreshTokens.get(old);
+        void (held ?? Promise.resolve()).then(async () => {
+          if (!grant || grant.clientId !== form.get('client_id') || form.get('resource') !== grant.resource) return json(res, 400, { error: 'invalid_grant' });
+          refreshTokens.delete(old);
+          const next = randomUUID();
+          refreshTokens.set(next, grant);
+          const token = await sign({ sub: grant.subject ?? grant.clientId, aud: grant.resource, tenant: registeredTenant, exp: Math.floor(Date.now() / 1000) + as.accessTtlSec });
+          json(res, 200, { access_token: token, token_type: 'Bearer', expires_in: as.accessTtlSec, refresh_token: next });
+        });
+        return;
+      }
+      if (req.method === 'POST' && url.pathname === '/revoke') {
+        const token = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('token') ?? '';
+        refreshTokens.delete(token);
+        as.revoked.push(token);
+        return void res.writeHead(200).end();
       }
       if (req.method === 'POST' && url.pathname === '/token') {
         const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
@@ -126,16 +193,7 @@ export async function startAuthorizationServer(clients: Record<string, OAuthClie
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  return {
-    issuer,
-    jwksUrl: `${issuer}jwks.json`,
-    key,
-    tokenRequests,
-    sign,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  Object.assign(as, { issuer, jwksUrl: `${issuer}jwks.json` });
+  return as;
 }
+

@@ -70,7 +70,7 @@ test('postgres: replicas starting together migrate once and share one logId', sk
     await client.connect();
     try {
       const { rows } = await client.query('SELECT version FROM toolhost_schema_migrations ORDER BY version');
-      assert.deepEqual(rows, [{ version: 1 }, { version: 2 }]);
+      assert.deepEqual(rows, [{ version: 1 }, { version: 2 }, { version: 3 }]);
     } finally {
       await client.end();
     }

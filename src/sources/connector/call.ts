@@ -20,6 +20,8 @@ import { SecretScrubber } from '../../util/scrub.js';
 import { secretValues } from './scrub.js';
 import { ConnectorSecretError, resolveConnectorSecret } from './secret.js';
 import type { ConnectorOperation } from './types.js';
+import { UpstreamCredentialRefused, type UpstreamCredential } from '../upstream-credential.js';
+import { withCallerCredential } from './caller-credential.js';
 
 /** The most response body bytes one call reads (4 MiB); a larger response is an error. */
 export const MAX_CONNECTOR_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -33,6 +35,8 @@ export interface ConnectorCallOptions {
   maxResponseBytes?: number;
   /** Adds the active span's `traceparent` to the request's headers (tracing on). */
   injectTrace?: (headers: Record<string, string>) => void;
+  /** This caller's own credential (credentials.mode other than shared). */
+  credential?: UpstreamCredential;
 }
 
 export interface ConnectorCallOutcome {
@@ -80,10 +84,15 @@ export async function callConnectorOperation(config: ConnectorSourceConfig, op: 
   let scrubber = new SecretScrubber([]);
   try {
     let request = buildHttpRequest(op, args, op.baseUrl);
-    if (config.auth) {
+    const credential = options.credential;
+    if (credential) {
+      scrubber = new SecretScrubber([...credential.secrets]);
+      request = withCallerCredential(request, credential);
+    }
+    if (config.auth && !credential?.replacesShared) {
       const secret = await resolveConnectorSecret(config, { env: options.env, configDir: options.configDir });
       if (secret !== undefined) {
-        scrubber = new SecretScrubber(secretValues(secret, config.auth.type));
+        scrubber = new SecretScrubber([...secretValues(secret, config.auth.type), ...(credential?.secrets ?? [])]);
         request = applyConnectorAuth(request, config.auth, secret);
       }
     }
@@ -91,6 +100,11 @@ export async function callConnectorOperation(config: ConnectorSourceConfig, op: 
     const headers: Record<string, string> = { ...request.headers };
     options.injectTrace?.(headers);
     const res = await fetch(request.url, { method: request.method, headers, body: request.body, signal: AbortSignal.any([signal, own.signal]), redirect: 'manual' });
+    // The caller's own credential refused: the host asks the person to connect again rather than answer the API's 401.
+    if (res.status === 401 && credential) {
+      own.abort();
+      throw new UpstreamCredentialRefused(`connector:${config.id}`);
+    }
     const raw = (await readCapped(res, cap, () => own.abort())).toString('utf8');
     let body: unknown;
     if ((res.headers.get('content-type') ?? '').includes('json')) {
@@ -109,6 +123,7 @@ export async function callConnectorOperation(config: ConnectorSourceConfig, op: 
     return { status: 'ok', result: { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) } };
   } catch (err) {
     if (signal.aborted) throw signal.reason;
+    if (err instanceof UpstreamCredentialRefused) throw err;
     if (err instanceof ConnectorSecretError) {
       // The message names the variable or file (never a value): for the operator only.
       logger.warn({ connector: config.id, toolId: op.toolId }, `connector call refused: ${err.message}`);

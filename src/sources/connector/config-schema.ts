@@ -8,6 +8,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { MCP_PREFIX_PATTERN, SOURCE_ID_PATTERN } from '../../contract/tool-id.js';
 import { CLOSED, StringEnum } from '../../util/schema-builders.js';
 import { ENV_NAME_PATTERN, secretRefSchema, type SecretRef } from '../../util/secret-ref.js';
+import { credentialsSchema } from '../credentials-schema.js';
 
 export { ENV_NAME_PATTERN };
 
@@ -82,6 +83,8 @@ export const connectorSourceConfigSchema = Type.Object(
     /** Default: none. Exclusion wins over inclusion. */
     exclude: Type.Optional(selectorSchema('Operations to hide; wins over include.')),
     auth: Type.Optional(authSchema),
+    /** Whose credential a call sends (default shared: `auth`, the same for every caller). */
+    credentials: Type.Optional(credentialsSchema),
     /** Replaces `connector__<id>` at the front of this connector's MCP tool names; "" drops it. */
     mcpPrefix: Type.Optional(
       Type.String({ pattern: MCP_PREFIX_PATTERN.source, description: 'Front of this connector\'s MCP tool names instead of connector__<id>; "" for none.' }),

@@ -130,7 +130,7 @@ class ConnectorSource implements ConnectorToolSource {
     const op = this.byId.get(toolId);
     if (!op) return Promise.resolve({ status: 'error', result: errorResult('the connector operation is not available') });
     const { env, configDir, logger } = this.ctx;
-    return withDeadline(context.defaultTimeoutMs, context.signal, (signal) => callConnectorOperation(this.config, op, args, { env, configDir, signal, logger, injectTrace: this.injectTrace }));
+    return withDeadline(context.defaultTimeoutMs, context.signal, (signal) => callConnectorOperation(this.config, op, args, { env, configDir, signal, logger, injectTrace: this.injectTrace, credential: context.credential }));
   }
 
   async stop(): Promise<void> {

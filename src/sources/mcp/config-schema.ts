@@ -9,6 +9,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MCP_PREFIX_PATTERN, SOURCE_ID_PATTERN } from '../../contract/tool-id.js';
 import { CLOSED, Const, MapOf, OneOf, StringEnum } from '../../util/schema-builders.js';
+import { credentialsSchema } from '../credentials-schema.js';
 
 const ms = (description: string, minimum = 1) => Type.Integer({ minimum, description });
 
@@ -87,6 +88,8 @@ const httpSchema = Type.Object(
     /** Streamable HTTP endpoint; falls back to HTTP+SSE when the server answers 4xx. */
     url: Type.String({ pattern: '^https?://', description: 'Streamable HTTP endpoint (HTTP+SSE fallback); may hold ${VAR}' }),
     headers: Type.Optional(MapOf(Type.String(), { description: 'Request headers; values may hold ${VAR}' })),
+    /** Whose credential a call sends (default shared: `headers`, the same for every caller). */
+    credentials: Type.Optional(credentialsSchema),
   },
   CLOSED,
 );
@@ -136,6 +139,8 @@ export interface ResolvedMcpOptions {
   isolation: 'shared' | 'tenant';
   tenantIdleMs: number;
   mcpPrefix?: string;
+  /** The server's calls carry each caller's own credential (`credentials.mode` not shared): its tools say `auth.credentialRef`. */
+  callerCredential?: boolean;
 }
 
 export function withDefaults(config: McpSourceConfig): ResolvedMcpOptions {
@@ -160,5 +165,6 @@ export function withDefaults(config: McpSourceConfig): ResolvedMcpOptions {
     isolation: config.isolation ?? d.isolation,
     tenantIdleMs: config.tenantIdleMs ?? d.tenantIdleMs,
     ...(config.mcpPrefix !== undefined ? { mcpPrefix: config.mcpPrefix } : {}),
+    ...(config.transport === 'http' && (config.credentials?.mode ?? 'shared') !== 'shared' ? { callerCredential: true } : {}),
   };
 }

@@ -36,6 +36,8 @@ import { TenantLinks } from './tenant-links.js';
 import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
 import { addConfiguredValues, httpTransports, stdioTransport, type TransportKind } from './transport.js';
 import { type McpItems, UpstreamItems } from './resources.js';
+import { CallerClients, isUnauthorized, type CallerClient } from './caller-clients.js';
+import { UpstreamCredentialRefused, type UpstreamCredential } from '../upstream-credential.js';
 
 export { mcpSourceConfigSchema, MCP_DEFAULTS, withDefaults } from './config-schema.js';
 export type { McpItems, McpItemLists, UpstreamPrompt, UpstreamResource, UpstreamTemplate } from './resources.js';
@@ -163,6 +165,8 @@ class McpSource implements McpToolSource {
   private attempt = 0;
   private reconnectTimer?: NodeJS.Timeout;
   readonly items: UpstreamItems;
+  /** Per-caller connections, for a server over HTTP whose credentials are not shared. */
+  private readonly callerClients?: CallerClients;
 
   constructor(
     private readonly config: McpSourceConfig,
@@ -188,6 +192,16 @@ class McpSource implements McpToolSource {
     const o = this.opts;
     const limits = { pageTimeoutMs: o.pageTimeoutMs, callTimeoutMs: o.callTimeoutMs, maxPages: o.maxPages, maxItems: o.maxTools, maxDescriptionLength: o.maxDescriptionLength };
     this.items = new UpstreamItems(config.id, limits, this.redactor, this.log, () => (this.conn !== undefined && !this.conn.dead ? this.conn.client : undefined));
+    if (config.transport === 'http' && (config.credentials?.mode ?? 'shared') !== 'shared') {
+      this.callerClients = new CallerClients({
+        sourceId: this.id,
+        serverId: config.id,
+        clientInfo: CLIENT_INFO,
+        connectTimeoutMs: this.opts.connectTimeoutMs,
+        log: this.log,
+        transport: (headers, redactor) => httpTransports(config, ctx, redactor, headers).streamable(),
+      });
+    }
   }
 
   // ---- ToolSource ----------------------------------------------------------
@@ -219,6 +233,7 @@ class McpSource implements McpToolSource {
     this.reconnectTimer = undefined;
     this.conn = undefined;
     await this.links?.stop();
+    await this.callerClients?.closeAll();
     await Promise.all([...this.conns].map((c) => this.closeConn(c, true)));
   }
 
@@ -235,11 +250,15 @@ class McpSource implements McpToolSource {
    */
   async invoke(toolId: string, args: Record<string, unknown>, context: InvokeContext): Promise<DispatchOutcome> {
     try {
-      const { onProgress, onLog, requestFromCaller, tenant } = context;
+      const { onProgress, onLog, requestFromCaller, tenant, credential } = context;
       const name = toolId.slice(this.toolIdPrefix.length);
       const options = { signal: context.signal, onProgress };
       let result: CallToolResult;
-      if (this.links === undefined) {
+      if (credential) {
+        // The caller's own connection, relay and redactor (caller-clients.ts): nothing of it is shared with another caller.
+        const own = await this.callerConnection(credential);
+        result = await own.relay.during({ onLog, requestFromCaller }, () => this.callOn(undefined, own.relay, name, args, options, own));
+      } else if (this.links === undefined) {
         result = await this.upstreamRelay.during({ onLog, requestFromCaller }, () => this.callOn(this.conn, this.upstreamRelay, name, args, options));
       } else {
         if (tenant === undefined) throw new McpCallError('unavailable', `mcp server ${this.serverId} is isolated per tenant and this call names none`);
@@ -247,6 +266,10 @@ class McpSource implements McpToolSource {
       }
       return { status: result.isError ? 'error' : 'ok', result };
     } catch (err) {
+      if (err instanceof UpstreamCredentialRefused) {
+        if (context.credential) this.callerClients?.drop(context.credential.owner);
+        throw err;
+      }
       if (err instanceof McpCallError && (err.code === 'timeout' || err.code === 'cancelled')) throw new CallAbort(err.code, err.message);
       return { status: 'error', result: errorResult(err instanceof McpCallError ? err.message : 'the upstream call failed') };
     }
@@ -256,29 +279,40 @@ class McpSource implements McpToolSource {
     return this.callOn(this.conn, this.upstreamRelay, name, args, options);
   }
 
-  /** A tools/call over `conn`, whose server messages `relay` routes. */
-  private async callOn(conn: Conn | undefined, relay: UpstreamCallRelay, name: string, args: unknown, options: McpCallOptions): Promise<CallToolResult> {
+  private callerConnection(credential: UpstreamCredential): Promise<CallerClient> {
+    if (!this.callerClients) return Promise.reject(new McpCallError('unavailable', `mcp server ${this.serverId} takes no per-caller credential (stdio)`));
+    return this.callerClients.get(credential).catch((err: unknown) => {
+      if (err instanceof UpstreamCredentialRefused) throw err;
+      throw new McpCallError('unavailable', `mcp server ${this.serverId}: ${err instanceof Error ? err.message : 'cannot connect'}`);
+    });
+  }
+
+  /** A tools/call over `conn` (or the caller's `own` connection), whose server messages `relay` routes. */
+  private async callOn(conn: Conn | undefined, relay: UpstreamCallRelay, name: string, args: unknown, options: McpCallOptions, own?: CallerClient): Promise<CallToolResult> {
     if (!this.names.has(name)) throw new McpCallError('unknown_tool', `mcp server ${this.serverId} serves no tool ${showName(name)}`);
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args)) throw new McpCallError('invalid_arguments', 'tool arguments must be a JSON object');
-    if (!conn || conn.dead) throw new McpCallError('unavailable', `mcp server ${this.serverId} is not connected`);
+    if (!own && (!conn || conn.dead)) throw new McpCallError('unavailable', `mcp server ${this.serverId} is not connected`);
+    const client = own?.client ?? conn!.client;
+    const redactor = own?.redactor ?? this.redactor;
     const timeout = options.timeoutMs ?? this.opts.callTimeoutMs;
     const watch = options.onProgress && relay.watchProgress(options.onProgress, timeout, options.signal);
     try {
-      const result = await conn.client.request(
+      const result = await client.request(
         { method: 'tools/call', params: { name, arguments: args as Record<string, unknown>, ...(watch && { _meta: { progressToken: watch.token } }) } },
         CallToolResultSchema,
         watch ? { timeout: timeout * PROGRESS_EXTENDS_TIMEOUT, signal: watch.signal } : { timeout, signal: options.signal },
       );
       // The server may echo what it was configured with (a header, an env value): no caller gets it, in any encoding.
-      return this.redactor.scrub(result as CallToolResult).value;
+      return redactor.scrub(result as CallToolResult).value;
     } catch (err) {
       if (options.signal?.aborted) throw new McpCallError('cancelled', `call to ${showName(name)} on mcp server ${this.serverId} was cancelled`);
+      if (own && isUnauthorized(err)) throw new UpstreamCredentialRefused(this.id);
       if (isTimeout(err)) throw new McpCallError('timeout', `call to ${showName(name)} on mcp server ${this.serverId} timed out after ${timeout} ms`);
       if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
         throw new McpCallError('unavailable', `mcp server ${this.serverId} closed the connection`);
       }
-      throw new McpCallError('upstream_error', `mcp server ${this.serverId}: ${this.redactor.error(err)}`);
+      throw new McpCallError('upstream_error', `mcp server ${this.serverId}: ${redactor.error(err)}`);
     } finally {
       watch?.end();
     }

@@ -24,6 +24,8 @@ export interface ToolLimits {
   maxSchemaDepth: number;
   /** Carried onto every tool for the MCP front door's names. */
   mcpPrefix?: string;
+  /** Every tool says `credentialRef`: its calls carry the caller's own credential. */
+  callerCredential?: boolean;
 }
 
 /** Truncates to at most `max` characters (code points), marking the cut with an ellipsis. */
@@ -156,6 +158,7 @@ export class ToolCollector {
   private collect(entry: Record<string, unknown>, name: string, toolId: string, issues: string[]): RawTool {
     const tool: RawTool = { source: 'mcp', toolId, origin: `mcp server ${this.serverId}` };
     if (this.limits.mcpPrefix !== undefined) tool.mcpPrefix = this.limits.mcpPrefix;
+    if (this.limits.callerCredential) tool.credentialRef = true;
 
     // Display title only: tool.title, else annotations.title. Nothing else
     // from annotations is read.

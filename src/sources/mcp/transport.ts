@@ -88,10 +88,10 @@ export interface HttpTransports {
  * become Basic auth: fetch refuses URLs with userinfo) and returns what
  * makes its transports.
  */
-export function httpTransports(config: McpHttpConfig, ctx: SourceContext, redactor: Redactor): HttpTransports {
+export function httpTransports(config: McpHttpConfig, ctx: SourceContext, redactor: Redactor, callerHeaders?: Readonly<Record<string, string>>): HttpTransports {
   const env = ctx.env;
   const url = new URL(resolveEnvRefs(config.url, env));
-  const headers = resolveEnvRefsInRecord(config.headers, env);
+  const headers = withCallerHeaders(resolveEnvRefsInRecord(config.headers, env), callerHeaders);
   redactor.add(refsIn(config.url, env));
   addConfiguredValues(redactor, env, config.headers, headers);
   if (url.username || url.password) {
@@ -125,6 +125,15 @@ export function httpTransports(config: McpHttpConfig, ctx: SourceContext, redact
       }),
     sse: () => new SSEClientTransport(url, { requestInit: { headers }, ...(traced ? { fetch: traced } : {}) }),
   };
+}
+
+/** A caller's own headers (its credential) replace configured ones of the same name, whatever their case. */
+function withCallerHeaders(configured: Record<string, string>, caller: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  if (!caller) return configured;
+  const names = new Set(Object.keys(caller).map((n) => n.toLowerCase()));
+  const out: Record<string, string> = {};
+  for (const [n, v] of Object.entries(configured)) if (!names.has(n.toLowerCase())) out[n] = v;
+  return { ...out, ...caller };
 }
 
 /** With tracing on, a fetch that puts the active span's traceparent on each request to the upstream. */
