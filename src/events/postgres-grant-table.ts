@@ -1,5 +1,5 @@
 // The PostgreSQL store's grant table (grant-table.ts says what it holds):
-// created by the store's migration 2, shared by every replica of the store.
+// created by the store's migration 3, shared by every replica of the store.
 import type pg from 'pg';
 import type { GrantRow, GrantTable } from './grant-table.js';
 
