@@ -6,7 +6,8 @@
 //
 // The tasks of bench/search-tasks/*.json (requests as users put them to an
 // agent, each with the tool(s) that solve it) run against the catalogs of
-// bench/search-catalogs.ts, loaded through the real host: each catalog's
+// bench/search-catalogs.ts (loaded once through the real host, then from
+// their cached raw tools): each catalog's
 // tasks once in a tenant that sees only that catalog and once in `all`, which
 // sees every catalog. recall@1, recall@5 and MRR (over the top 10), for the
 // tuning and the held-out split (bench/search-split.ts). Deterministic: the
@@ -18,11 +19,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Principal } from '../src/auth/principal.js';
 import { CatalogSearch, type CatalogSearchOptions } from '../src/catalog/search/catalog-search.js';
+import { loadWordVectors } from '../src/catalog/search/word-vectors.js';
 import type { Caller } from '../src/catalog/visibility.js';
 import { SEARCH_MODE_TOOLS, searchTools } from '../src/mcp/search-mode.js';
 import { toMcpTool } from '../src/mcp/tool-listing.js';
 import { PlainBm25 } from './search-bm25.js';
-import { CATALOGS, startBenchHost } from './search-catalogs.js';
+import { benchStore } from './search-catalogs.js';
 import { splitOf } from './search-split.js';
 
 interface TaskFile {
@@ -60,13 +62,23 @@ const VARIANTS: Record<string, CatalogSearchOptions> = {
   toolhost: {},
   terms: { signals: ['terms'] },
   meaning: { signals: ['meaning'] },
+  prior: { signals: ['terms', 'prior'] },
   'no-prior': { signals: ['terms', 'meaning'] },
 };
 
-const host = await startBenchHost();
-const snapshot = host.store.current();
+/** `fusion:meaning=0.3/named=2`: toolhost with other fusion weights (tried on the tuning tasks only). */
+function fusionVariant(name: string): CatalogSearchOptions {
+  const fusion = Object.fromEntries(name.slice('fusion:'.length).split('/').map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]));
+  return { fusion };
+}
+
+const store = await benchStore();
+const vectors = loadWordVectors();
+const toolhost = new CatalogSearch(store, { wordVectors: () => vectors });
+const snapshot = store.current();
 const names = (arg('--rankers') ?? 'toolhost,bm25').split(',');
 const rankers = new Map<string, Ranker>();
+const searches: CatalogSearch[] = [];
 for (const name of names) {
   if (name === 'bm25') {
     const byTenant = new Map<string, PlainBm25>();
@@ -76,16 +88,17 @@ for (const name of names) {
       return index.search(query, 10);
     });
   } else {
-    const options = VARIANTS[name];
+    const options = name.startsWith('fusion:') ? fusionVariant(name) : VARIANTS[name];
     if (options === undefined) throw new Error(`unknown ranker ${name}: one of bm25, ${Object.keys(VARIANTS).join(', ')}`);
-    const search = name === 'toolhost' ? host.search : new CatalogSearch(host.store, options);
+    const search = name === 'toolhost' ? toolhost : new CatalogSearch(store, { wordVectors: () => vectors, ...options });
+    searches.push(search);
     rankers.set(name, (tenant, query) => {
       const caller: Caller = { tenant, scopes: new Set() };
       return search.search(caller, query, 10).hits.map((h) => h.entry.tool.descriptor.toolId);
     });
   }
 }
-if (!roundOne) for (const s of [host.search]) for (const c of ['all', ...CATALOGS.map((x) => x.name)]) await s.whenReady?.({ tenant: c, scopes: new Set() });
+await Promise.all([toolhost, ...searches].map((s) => s.whenReady()));
 
 const ids = new Set(snapshot.entries.map((e) => e.tool.descriptor.toolId));
 const tallies = new Map<string, Tally>();
@@ -118,7 +131,7 @@ const rows = [...tallies].map(([key, t]) => {
   const [ranker, catalog, where, split] = key.split('\t');
   return { ranker, catalog, where, split, tasks: t.n, recallAt1: round(t.at1 / t.n), recallAt5: round(t.at5 / t.n), mrr: round(t.rr / t.n) };
 });
-for (const split of ['held-out', 'tuning']) {
+for (const split of process.argv.includes('--tuning-only') ? ['tuning'] : ['held-out', 'tuning']) {
   console.log(`\n${split}: recall@1 / recall@5 / MRR\n\n| catalog | where | tasks | ${names.join(' | ')} |\n| --- | --- | --- |${names.map(() => ' --- |').join('')}`);
   const keys = [...new Set(rows.filter((r) => r.split === split).map((r) => `${r.catalog}\t${r.where}`))].sort();
   for (const key of keys) {
@@ -133,7 +146,7 @@ const all: Caller = { tenant: 'all', scopes: new Set() };
 const view = snapshot.viewFor(all);
 const listBytes = (compact: boolean): number => Buffer.byteLength(JSON.stringify({ tools: view.entries.map((e) => toMcpTool(e, view.mcpNames.byToolId.get(e.tool.descriptor.toolId)!, compact)) }));
 const principal = { ...all, id: 'bench', kind: 'api-key' } as unknown as Principal;
-const answers = taskFiles().flatMap((f) => f.tasks).map((t) => Buffer.byteLength(JSON.stringify(searchTools(host.search, snapshot, principal, { query: t.task, limit: 5 }))));
+const answers = taskFiles().flatMap((f) => f.tasks).map((t) => Buffer.byteLength(JSON.stringify(searchTools(toolhost, snapshot, principal, { query: t.task, limit: 5 }))));
 const tokenFigures = {
   tools: view.entries.length,
   listStandardBytes: listBytes(false),
@@ -143,5 +156,4 @@ const tokenFigures = {
 };
 console.log(`\ntokens (≈ bytes / 4) an agent reads, ${tokenFigures.tools} tools: tools/list standard ${Math.round(tokenFigures.listStandardBytes / 4)}, compact ${Math.round(tokenFigures.listCompactBytes / 4)}, search mode list ${Math.round(tokenFigures.searchModeListBytes / 4)}, one search_tools answer (limit 5, mean) ${Math.round(tokenFigures.searchAnswerBytes / 4)}`);
 console.log(JSON.stringify({ loadavg: loadavg().map((l) => round(l, 2)), quality: rows, tokenFigures }));
-await host.stop();
 process.exit(0);

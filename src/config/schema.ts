@@ -41,6 +41,8 @@ const searchSchema = Type.Object(
     synonyms: Type.Optional(Type.Array(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 2, maxItems: 50 }), { maxItems: 1000 })),
     /** Search indexes kept at most (one per distinct visible set; least recently searched dropped first). */
     maxIndexes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+    /** Rank by meaning as well as by words, with the word vectors of the installed vector package (default true; loaded on the first search). */
+    meaning: Type.Optional(Type.Boolean()),
   },
   CLOSED,
 );

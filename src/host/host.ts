@@ -15,6 +15,7 @@ import { setUpAuth, type AuthRuntime } from '../auth/setup.js';
 import { RedisConnection } from '../auth/redis-connection.js';
 import { readSecretRef, SecretRefError } from '../util/secret-ref.js';
 import { CatalogSearch } from '../catalog/search/catalog-search.js';
+import { loadWordVectors } from '../catalog/search/word-vectors.js';
 import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
 import { compileTenant, type TenantPolicy } from '../catalog/visibility.js';
 import { Policy } from '../classify/policy.js';
@@ -173,7 +174,7 @@ async function startParts(loaded: LoadedConfig, options: HostOptions, logger: Lo
     },
   });
 
-  const search = new CatalogSearch(store, { synonyms: config.search?.synonyms, maxIndexes: config.search?.maxIndexes });
+  const search = new CatalogSearch(store, { synonyms: config.search?.synonyms, maxIndexes: config.search?.maxIndexes, ...(config.search?.meaning !== false ? { wordVectors: () => loadWordVectors() } : {}) });
   parts.add(() => search.close());
 
   const deadline = options.startDeadlineMs ?? 10_000;
