@@ -10,6 +10,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
 import type { SearchFilter } from '../catalog/search/tool-index.js';
+import { sourceIdOf } from '../catalog/search/source-prior.js';
 import type { CallerView } from '../catalog/snapshot.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import { SAFETY_TIERS, type SafetyTier } from '../contract/descriptor.js';
@@ -118,8 +119,7 @@ export function sourcesOf(view: CallerView): SourceLine[] {
   if (lines !== undefined) return lines;
   const bySource = new Map<string, SourceLine>();
   for (const e of view.entries) {
-    const id = e.tool.descriptor.toolId;
-    const source = id.slice(0, id.indexOf('.'));
+    const source = sourceIdOf(e.tool.descriptor.toolId, e.tool.descriptor.source);
     let line = bySource.get(source);
     if (line === undefined) bySource.set(source, (line = { source, title: (e.tool.raw.sourceTitle ?? KIND_TITLES[e.tool.descriptor.source] ?? e.tool.descriptor.source).slice(0, 120), tools: 0 }));
     line.tools++;

@@ -9,6 +9,12 @@
 import { isStopword, words } from './text.js';
 import type { WordVectors } from './word-vectors.js';
 
+/** The source a tool belongs to, as list_sources names it: the toolId before its first `.` (`connector:github`), else the tool's kind (a host extension's toolId has no source part). */
+export function sourceIdOf(toolId: string, kind: string): string {
+  const dot = toolId.indexOf('.');
+  return dot < 0 ? kind : toolId.slice(0, dot);
+}
+
 /** A word this common in English (frequency rank) names no product. */
 const COMMON_RANK = 3000;
 /** Words never taken as a product's name: they are in every API's title. */

@@ -18,7 +18,7 @@ import { TopHits } from './top-hits.js';
 import { indexTerm, queryTerms, type Synonyms, words } from './text.js';
 import { type MeaningText, queryVector, SlotVectors, toolVector } from './meaning.js';
 import type { WordVectors } from './word-vectors.js';
-import { SourceTable } from './source-prior.js';
+import { SourceTable, sourceIdOf } from './source-prior.js';
 
 /** Index operations since start, for every index (tests and metrics read them). */
 export interface IndexCounters {
@@ -62,7 +62,7 @@ export interface Fusion {
   minCosine: number;
 }
 
-export const DEFAULT_FUSION: Fusion = { k: 60, terms: 1, perSource: 0.5, meaning: 0.5, named: 2, minCosine: 0.2 };
+export const DEFAULT_FUSION: Fusion = { k: 20, terms: 1, perSource: 0.5, meaning: 0.25, named: 2, minCosine: 0.2 };
 
 export interface SearchHit {
   entry: ToolEntry;
@@ -248,7 +248,7 @@ export class ToolSearchIndex {
     this.bySlot[slot] = item;
     this.slotIds[slot] = d.toolId;
     this.slotSource[slot] = SOURCE_CODE.get(d.source)!;
-    this.slotOrigin[slot] = this.sources.numberOf(d.toolId.slice(0, d.toolId.indexOf('.')), item.entry.tool.raw.sourceTitle);
+    this.slotOrigin[slot] = this.sources.numberOf(sourceIdOf(d.toolId, d.source), item.entry.tool.raw.sourceTitle);
     this.slotTier[slot] = TIER_RANK.get(d.safetyTier)!;
     if (this.vectorsUsed !== undefined) toolVector(this.vectorsUsed, meaningText(item.entry), this.slotVectors!.slot(slot));
     this.indexed.set(item.entry.tool.descriptor.toolId, item);
