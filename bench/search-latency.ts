@@ -3,7 +3,7 @@
 // per query, the first search on a view (the index build), its heap, and a
 // one-tool swap's index update. Prints one JSON line.
 //
-//   node --expose-gc --import tsx bench/search-latency.ts [--runs N]
+//   node --expose-gc --import tsx bench/search-latency.ts [--runs N] [--signals terms,prior]
 import pino from 'pino';
 import { CatalogSearch } from '../src/catalog/search/catalog-search.js';
 import { loadWordVectors } from '../src/catalog/search/word-vectors.js';
@@ -80,6 +80,8 @@ export async function latencyAt10k(options: ConstructorParameters<typeof Catalog
 
 if (process.argv[1]?.endsWith('search-latency.ts')) {
   const { loadavg } = await import('node:os');
-  console.log(JSON.stringify({ loadavg: loadavg().map((l) => round(l, 2)), latency10k: await latencyAt10k() }));
+  const signalsArg = process.argv.indexOf('--signals');
+  const signals = signalsArg >= 0 ? (process.argv[signalsArg + 1].split(',') as ('terms' | 'meaning' | 'prior')[]) : undefined;
+  console.log(JSON.stringify({ loadavg: loadavg().map((l) => round(l, 2)), signals: signals ?? 'all', latency10k: await latencyAt10k(signals ? { signals } : {}) }));
   process.exit(0);
 }
