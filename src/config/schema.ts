@@ -27,7 +27,7 @@ const tenantSchema = Type.Object(
     rateLimit: Type.Optional(tenantRateLimitSchema),
     /** Input schemas this tenant's MCP sessions get by default: `standard` (default) or `compact`. */
     mcpView: Type.Optional(StringEnum(['standard', 'compact'])),
-    /** What this tenant's MCP sessions list by default: every tool (`tools`, default) or the two search tools (`search`). */
+    /** What this tenant's MCP sessions list by default: every tool (`tools`, default) or the three search tools (`search`). */
     mcpMode: Type.Optional(StringEnum(['tools', 'search'])),
   },
   CLOSED,
