@@ -32,7 +32,7 @@ const tenantSchema = Type.Object(
     rateLimit: Type.Optional(tenantRateLimitSchema),
     /** Input schemas this tenant's MCP sessions get by default: `standard` (default) or `compact`. */
     mcpView: Type.Optional(StringEnum(['standard', 'compact'])),
-    /** What this tenant's MCP sessions list by default: every tool (`tools`, default) or the two search tools (`search`). */
+    /** What this tenant's MCP sessions list by default: every tool (`tools`, default) or the three search tools (`search`). */
     mcpMode: Type.Optional(StringEnum(['tools', 'search'])),
   },
   CLOSED,
@@ -46,6 +46,8 @@ const searchSchema = Type.Object(
     synonyms: Type.Optional(Type.Array(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 2, maxItems: 50 }), { maxItems: 1000 })),
     /** Search indexes kept at most (one per distinct visible set; least recently searched dropped first). */
     maxIndexes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+    /** Rank by meaning as well as by words, with the word vectors of the installed vector package (default true; loaded on the first search). */
+    meaning: Type.Optional(Type.Boolean()),
   },
   CLOSED,
 );

@@ -28,7 +28,7 @@ import type { InvokeDeps } from '../invoke/types.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, elicitationPrompt } from './approval.js';
 import { FrontDoorTransport } from './fast-call.js';
 import { callRelay, type LogThreshold } from './relay.js';
-import { CALL_TOOL, innerCall, MCP_MODES, type McpMode, SEARCH_MODE_TOOLS, SEARCH_TOOL, SearchModeRefusal, searchTools } from './search-mode.js';
+import { CALL_TOOL, innerCall, LIST_SOURCES_TOOL, listSources, MCP_MODES, type McpMode, SEARCH_MODE_TOOLS, SEARCH_TOOL, SearchModeRefusal, searchTools } from './search-mode.js';
 import { DEFAULT_SESSION_LIMITS, identityOf, type McpSession, SessionRegistry, type SessionLimits } from './sessions.js';
 import { DEFAULT_PAGE_SIZE, listPage } from './tool-listing.js';
 import { ReplicaSessions, type ReplicaOptions } from './replica-sessions.js';
@@ -117,7 +117,7 @@ function isRecordedCall(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) => {
     const message = m as { method?: unknown; params?: { name?: unknown } } | null;
-    return message?.method === 'tools/call' && message.params?.name !== SEARCH_TOOL;
+    return message?.method === 'tools/call' && message.params?.name !== SEARCH_TOOL && message.params?.name !== LIST_SOURCES_TOOL;
   });
 }
 
@@ -197,9 +197,10 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
       // The SDK has checked the params against CallToolRequest by now.
       let params = (raw as unknown as { params: { name: string; arguments?: Record<string, unknown> } }).params;
       const { principal, signal } = callerOf(extra);
-      if (search !== undefined && (params.name === SEARCH_TOOL || params.name === CALL_TOOL)) {
+      if (search !== undefined && (params.name === SEARCH_TOOL || params.name === CALL_TOOL || params.name === LIST_SOURCES_TOOL)) {
         try {
           if (params.name === SEARCH_TOOL) return searchTools(search, deps.store.current(), principal, params.arguments ?? {}, deps.items?.store.current());
+          if (params.name === LIST_SOURCES_TOOL) return listSources(deps.store.current(), principal, params.arguments ?? {});
           // call_tool: the inner call takes exactly the path of a direct tools/call below.
           params = innerCall(params.arguments ?? {});
         } catch (err) {

@@ -37,6 +37,8 @@ export interface RawTool {
    * operation's tags, method and path); never published in a descriptor.
    */
   keywords?: string[];
+  /** The title the source's upstream gives itself (an OpenAPI document's `info.title`): search favours a source a request names. Never published. */
+  sourceTitle?: string;
   /**
    * The source's configured `mcpPrefix`: replaces `<kind>__<sourceId>` at
    * the front of the tool's MCP name ("" drops it). Absent: the default.

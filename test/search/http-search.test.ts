@@ -12,7 +12,8 @@ let server: TestServer;
 let world: SearchWorld;
 
 before(async () => {
-  world = writeSearchWorld({ search: { synonyms: [['ledger', 'bookkeeping']] } });
+  // Words alone (search.meaning false): these cases pin the term index's answers exactly; meaning is tested in sources-meaning.test.ts.
+  world = writeSearchWorld({ search: { synonyms: [['ledger', 'bookkeeping']], meaning: false } });
   server = await startTestServer(world.configFile);
 });
 after(async () => server?.close());

@@ -59,13 +59,14 @@ async function lastSession(tenant: string): Promise<Ev[]> {
   }
 }
 
-test('search mode lists the two search tools, with the host annotations', async () => {
+test('search mode lists the three search tools, with the host annotations', async () => {
   const c = await open('ka', '/mcp?mode=search');
   const { tools, nextCursor } = await c.listTools();
   assert.equal(nextCursor, undefined);
-  assert.deepEqual(tools.map((t) => t.name), ['search_tools', 'call_tool']);
+  assert.deepEqual(tools.map((t) => t.name), ['search_tools', 'list_sources', 'call_tool']);
   assert.equal(tools[0].annotations?.readOnlyHint, true);
-  assert.equal(tools[1].annotations?.destructiveHint, true, 'call_tool may call anything: the cautious hints');
+  assert.equal(tools[1].annotations?.readOnlyHint, true);
+  assert.equal(tools[2].annotations?.destructiveHint, true, 'call_tool may call anything: the cautious hints');
   const plain = await open('ka', '/mcp');
   assert.ok((await plain.listTools()).tools.length > 2, 'the default mode still lists the catalog');
 });
@@ -116,9 +117,27 @@ test("another tenant's tools are neither found nor callable", async () => {
   assert.notEqual(events[0].payload.toolId, 'x-host-test-args', 'an invisible tool is recorded as unknown, like a direct call');
 });
 
+test('list_sources shows the caller\'s own sources with their tool counts; search_tools narrows to one', async () => {
+  const b = await open('kb', '/mcp?mode=search');
+  const listed = await b.callTool({ name: 'list_sources', arguments: {} });
+  const { sources } = listed.structuredContent as { sources: { source: string; title: string; tools: number }[] };
+  assert.deepEqual(sources.map((s) => [s.source, s.tools]), [['mcp:fx', 1], ['openwop:t', 1]], 'only what tenant b sees, counted');
+  const text = (listed.content as { type: string; text: string }[])[0].text;
+  assert.deepEqual(text.split('\n').map((l) => l.split(':').slice(0, 2).join(':')), ['mcp:fx', 'openwop:t'], 'one line per source');
+  const narrowed = await b.callTool({ name: 'search_tools', arguments: { query: 'echo upper text', source: 'openwop:t', limit: 50 } });
+  const tools = (narrowed.structuredContent as { tools: Found[] }).tools;
+  assert.ok(tools.length > 0 && tools.every((t) => t.toolId.startsWith('openwop:t.')), JSON.stringify(tools.map((t) => t.toolId)));
+  const hidden = await b.callTool({ name: 'search_tools', arguments: { query: 'print the items given as arguments', source: 'host-extension' } });
+  assert.deepEqual((hidden.structuredContent as { tools: Found[] }).tools, [], 'a source the caller does not see: nothing, as for one that does not exist');
+  const a = await open('ka', '/mcp?mode=search');
+  const all = (await a.callTool({ name: 'list_sources', arguments: {} })).structuredContent as { sources: { source: string }[] };
+  assert.ok(all.sources.length > 2 && all.sources.some((s) => s.source === 'host-extension'), JSON.stringify(all));
+  await assert.rejects(a.callTool({ name: 'list_sources', arguments: { x: 1 } }), /unknown argument/);
+});
+
 test('the mode per tenant and per connection; an unknown mode is refused', async () => {
   const c = await open('kc', '/mcp');
-  assert.deepEqual((await c.listTools()).tools.map((t) => t.name), ['search_tools', 'call_tool'], 'tenant c is in search mode by default');
+  assert.deepEqual((await c.listTools()).tools.map((t) => t.name), ['search_tools', 'list_sources', 'call_tool'], 'tenant c is in search mode by default');
   const listed = await open('kc', '/mcp?mode=tools');
   assert.ok((await listed.listTools()).tools.some((t) => t.name === 'openwop__t_upper'), '?mode=tools lists the catalog');
   const res = await fetch(`${server.url}/mcp?mode=everything`, {

@@ -12,7 +12,8 @@ import type { CallerView, CatalogSnapshot } from '../snapshot.js';
 import type { CatalogStore } from '../store.js';
 import type { Caller } from '../visibility.js';
 import { DEFAULT_SYNONYMS, Synonyms } from './text.js';
-import { type IndexCounters, type SearchAnswer, type SearchFilter, ToolSearchIndex } from './tool-index.js';
+import { ALL_SIGNALS, type IndexCounters, type Fusion, type IndexOptions, type SearchAnswer, type SearchFilter, type SearchSignal, ToolSearchIndex } from './tool-index.js';
+import type { WordVectors } from './word-vectors.js';
 
 export interface CatalogSearchOptions {
   /** Synonym groups added to the built-in ones. */
@@ -21,6 +22,12 @@ export interface CatalogSearchOptions {
   maxIndexes?: number;
   /** Whether the built-in synonym groups apply (default true); off only to measure ranking without them. */
   builtInSynonyms?: boolean;
+  /** The signals ranking uses (default all); fewer only to measure each alone. */
+  signals?: readonly SearchSignal[];
+  /** Fusion weights other than the defaults (only to tune them on the benchmark). */
+  fusion?: Partial<Fusion>;
+  /** Loads word vectors for the meaning signal, called once, on the first search (none: words alone rank). */
+  wordVectors?: () => Promise<WordVectors | undefined>;
 }
 
 export const DEFAULT_MAX_INDEXES = 16;
@@ -41,6 +48,10 @@ export class CatalogSearch {
   private readonly byView = new WeakMap<CallerView, Slot>();
   private readonly counters: IndexCounters = { added: 0, removed: 0, replaced: 0 };
   private readonly stopFollowing: () => void;
+  private readonly indexOptions: IndexOptions;
+  private vectors: WordVectors | undefined;
+  private vectorsLoaded: Promise<void> | undefined;
+  private readonly loadVectors: (() => Promise<WordVectors | undefined>) | undefined;
 
   constructor(
     private readonly store: CatalogStore,
@@ -49,10 +60,37 @@ export class CatalogSearch {
     this.synonyms = new Synonyms([...(options.builtInSynonyms === false ? [] : DEFAULT_SYNONYMS), ...(options.synonyms ?? [])]);
     this.maxIndexes = options.maxIndexes ?? DEFAULT_MAX_INDEXES;
     this.stopFollowing = store.onSwap((next) => this.follow(next));
+    const signals = options.signals ?? ALL_SIGNALS;
+    this.indexOptions = { signals, vectors: () => this.vectors, ...(options.fusion !== undefined ? { fusion: options.fusion } : {}) };
+    this.loadVectors = signals.includes('meaning') ? options.wordVectors : undefined;
+  }
+
+  /**
+   * Starts loading the word vectors, once: on the first search, so a host that
+   * never searches never reads them. Until they are loaded (seconds on a
+   * machine's first start, then read from their cache) words alone rank.
+   */
+  private vectorsLoading(): Promise<void> {
+    if (this.vectorsLoaded === undefined) {
+      const load = this.loadVectors;
+      this.vectorsLoaded = load === undefined ? Promise.resolve() : load().then((v) => void (this.vectors = v), () => undefined);
+    }
+    return this.vectorsLoaded;
+  }
+
+  /** Resolves once the word vectors are loaded (or known to be missing); starts loading them. */
+  whenReady(): Promise<void> {
+    return this.vectorsLoading();
+  }
+
+  /** Word vectors in use, if any: their count of words (for health and the docs' memory figures). */
+  vectorWords(): number {
+    return this.vectors?.size ?? 0;
   }
 
   /** The caller's visible tools that match `query`, best first. */
   search(caller: Caller, query: string, limit: number, filter?: SearchFilter, snapshot: CatalogSnapshot = this.store.current()): SearchAnswer {
+    void this.vectorsLoading();
     return this.indexFor(snapshot.viewFor(caller), caller).search(query, limit, filter);
   }
 
@@ -72,7 +110,7 @@ export class CatalogSearch {
       const fingerprint = view.standard.etag;
       slot = this.slots.get(fingerprint);
       if (slot === undefined) {
-        const index = new ToolSearchIndex(this.synonyms, this.counters);
+        const index = new ToolSearchIndex(this.synonyms, this.counters, this.indexOptions);
         index.sync(view.entries);
         slot = { index, caller: { tenant: caller.tenant, scopes: new Set(caller.scopes) }, fingerprint };
       }

@@ -18,6 +18,13 @@ const MAX_PARAM_DESCRIPTION_CHARS = 200;
 const MAX_PARAMS = 64;
 const MAX_KEYWORDS = 32;
 const LINK = /\bhttps?:\/\/\S+|\]\([^)]*\)/g;
+/** HTML tags and entities (Stripe's descriptions are HTML): their words are markup, not meaning. */
+const MARKUP = /<[^>]{0,200}>|&[a-z]{2,8};|&#\d{1,6};/g;
+
+/** Text without links and markup. */
+export function stripMarkup(text: string): string {
+  return text.replace(LINK, ' ').replace(MARKUP, ' ');
+}
 
 function cut(text: string, max = MAX_FIELD_CHARS): string {
   return text.length <= max ? text : text.slice(0, max);
@@ -45,6 +52,34 @@ function parameters(schema: JsonObject | undefined): { names: string[]; texts: s
   return { names, texts };
 }
 
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const PARAM = /^\{.*\}$/;
+/** Path segments that name no resource: API versions, dates, file extensions' bare names. */
+const VERSION = /^(v\d+[a-z0-9]*|\d[\d-]*)$/i;
+
+/**
+ * A title for an operation whose upstream gave none (Stripe's and many of
+ * Twilio's have no summary): the action its method and path say and the
+ * resource its last path segments name, "create customers subscriptions"
+ * for POST /v1/customers/{customer}/subscriptions, "finalize invoices" for
+ * POST /v1/invoices/{invoice}/finalize. Searched, never published.
+ */
+export function derivedTitle(keywords: readonly string[]): string | undefined {
+  const method = keywords.find((k) => METHODS.has(k));
+  const path = keywords.find((k) => k.startsWith('/'));
+  if (method === undefined || path === undefined) return undefined;
+  const segments = path.split('/').map((s) => s.replace(/\.(json|xml)$/, '')).filter((s) => s !== '' && !VERSION.test(s));
+  if (segments.length === 0) return undefined;
+  const lastSegment = segments[segments.length - 1];
+  const item = PARAM.test(lastSegment);
+  const resources = segments.filter((s) => !PARAM.test(s));
+  const plural = /s$/i.test(lastSegment);
+  // POST /invoices/{invoice}/finalize: an action on an item (a sub-collection's name is plural).
+  if (method === 'POST' && !item && !plural && segments.length >= 2 && PARAM.test(segments[segments.length - 2])) return `${lastSegment} ${resources.slice(-2, -1).join(' ')}`;
+  const verb = method === 'GET' ? (item || !plural ? 'get' : 'list') : method === 'DELETE' ? 'delete' : method === 'POST' && !item ? 'create' : 'update';
+  return `${verb} ${resources.slice(-2).join(' ')}`;
+}
+
 export function searchDocument(entry: ToolEntry): SearchDocument {
   const d = entry.tool.descriptor;
   const { names, texts } = parameters(d.inputSchema);
@@ -52,10 +87,10 @@ export function searchDocument(entry: ToolEntry): SearchDocument {
   return {
     id: d.toolId,
     name: d.toolId,
-    title: cut(d.title ?? ''),
-    description: cut((d.description ?? '').replace(LINK, ' '), MAX_DESCRIPTION_CHARS),
+    title: cut(d.title ?? derivedTitle(keywords) ?? ''),
+    description: cut(stripMarkup(cut(d.description ?? '')), MAX_DESCRIPTION_CHARS),
     params: cut(names.join(' ')),
-    paramText: cut(texts.join(' ').replace(LINK, ' ')),
+    paramText: cut(stripMarkup(cut(texts.join(' '), MAX_FIELD_CHARS * 2))),
     keywords: cut(keywords.join(' ')),
   };
 }

@@ -67,6 +67,11 @@ export const DEFAULT_SYNONYMS: readonly (readonly string[])[] = [
   ['enable', 'activate'],
 ];
 
+/** A common English word that carries no meaning in a request for a tool. */
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word);
+}
+
 /** Splits text into lower-case words: at non-alphanumerics, camelCase boundaries and letter/digit changes. */
 export function words(text: string): string[] {
   const spaced = text

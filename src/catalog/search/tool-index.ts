@@ -16,32 +16,12 @@ import { contentIdentity, SEARCH_FIELDS, type SearchField, searchDocument } from
 import { Accumulator, type Bm25Parameters, type IndexedField, InvertedIndex } from './inverted-index.js';
 import { TopHits } from './top-hits.js';
 import { indexTerm, queryTerms, type Synonyms, words } from './text.js';
+import { type MeaningText, queryVector, SlotVectors, toolVector } from './meaning.js';
+import type { WordVectors } from './word-vectors.js';
+import { SourceTable, sourceIdOf } from './source-prior.js';
+import { ALL_SIGNALS, DEFAULT_FUSION, type Fusion, type IndexCounters, type IndexOptions, type SearchAnswer, type SearchFilter, type SearchHit } from './search-types.js';
 
-/** Index operations since start, for every index (tests and metrics read them). */
-export interface IndexCounters {
-  added: number;
-  removed: number;
-  replaced: number;
-}
-
-export interface SearchFilter {
-  source?: Source;
-  safetyTier?: SafetyTier;
-  /** Only tools of this tier or a lower one (pure < read < write < exec). */
-  maxTier?: SafetyTier;
-}
-
-export interface SearchHit {
-  entry: ToolEntry;
-  /** Relevance, rounded to 4 decimals; higher is better. Comparable within one answer only. */
-  score: number;
-}
-
-export interface SearchAnswer {
-  hits: SearchHit[];
-  /** How many visible tools matched (and passed the filter), of which `hits` are the best. */
-  total: number;
-}
+export { ALL_SIGNALS, DEFAULT_FUSION, type Fusion, type IndexCounters, type IndexOptions, type SearchAnswer, type SearchFilter, type SearchHit, type SearchSignal } from './search-types.js';
 
 /** Field weights: a word in the toolId or title says more about the tool than one in a parameter's description. */
 const FIELD_BOOSTS: Record<SearchField, number> = { name: 2, title: 4, description: 1, params: 0.4, paramText: 0.2, keywords: 1 };
@@ -66,8 +46,22 @@ const NAME_FIELD = SEARCH_FIELDS.indexOf('name');
 const PAIR_FIELDS = [SEARCH_FIELDS.indexOf('name'), SEARCH_FIELDS.indexOf('title')];
 const PAIR_FIELD = SEARCH_FIELDS.length;
 const PAIR_WEIGHT = 4;
+/** Candidates each signal brings to the fusion. */
+const FUSION_POOL = 100;
+/** Candidates per source for the per-source ranking. */
+const PER_SOURCE_POOL = 5;
 const TIER_RANK = new Map<SafetyTier, number>(SAFETY_TIERS.map((t, i) => [t, i]));
 const SOURCE_CODE = new Map<Source, number>(SOURCES.map((s, i) => [s, i]));
+
+interface TermHits {
+  /** The best over all tools. */
+  top: TopHits;
+  /** The best of each source, by source number. */
+  perSource: Map<number, TopHits>;
+  /** Tools that matched a word (and passed the filter). */
+  total: number;
+  matched: (slot: number) => boolean;
+}
 
 interface Indexed {
   entry: ToolEntry;
@@ -91,6 +85,11 @@ function indexedFields(entry: ToolEntry): IndexedField[] {
   return fields;
 }
 
+function meaningText(entry: ToolEntry): MeaningText {
+  const doc = searchDocument(entry);
+  return { name: doc.name.slice(doc.name.indexOf('.') + 1), title: doc.title, description: doc.description };
+}
+
 function adjacentPairs(terms: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 1; i < terms.length; i++) if (terms[i - 1] !== terms[i]) out.push(`${terms[i - 1]} ${terms[i]}`);
@@ -106,12 +105,22 @@ export class ToolSearchIndex {
   /** The entries of the last sync, in their order. */
   private last: readonly ToolEntry[] = [];
   private slotSource: Uint8Array = new Uint8Array(16);
+  /** By slot: the number of the tool's own source in `sources`. */
+  private slotOrigin: Uint16Array = new Uint16Array(16);
+  private readonly sources = new SourceTable();
+  private readonly fusion: Fusion;
   private slotTier: Uint8Array = new Uint8Array(16);
+
+  private vectorsUsed: WordVectors | undefined;
+  private slotVectors: SlotVectors | undefined;
 
   constructor(
     private readonly synonyms: Synonyms,
     private readonly counters: IndexCounters,
-  ) {}
+    private readonly options: IndexOptions = { signals: ALL_SIGNALS },
+  ) {
+    this.fusion = { ...DEFAULT_FUSION, ...options.fusion };
+  }
 
   get size(): number {
     return this.indexed.size;
@@ -179,17 +188,91 @@ export class ToolSearchIndex {
     if (slot >= this.slotTier.length) {
       this.slotTier = grown(this.slotTier, slot);
       this.slotSource = grown(this.slotSource, slot);
+      const origin = new Uint16Array(this.slotTier.length);
+      origin.set(this.slotOrigin);
+      this.slotOrigin = origin;
     }
     this.bySlot[slot] = item;
     this.slotIds[slot] = d.toolId;
     this.slotSource[slot] = SOURCE_CODE.get(d.source)!;
+    this.slotOrigin[slot] = this.sources.numberOf(sourceIdOf(d.toolId, d.source), item.entry.tool.raw.sourceTitle);
     this.slotTier[slot] = TIER_RANK.get(d.safetyTier)!;
+    if (this.vectorsUsed !== undefined) toolVector(this.vectorsUsed, meaningText(item.entry), this.slotVectors!.slot(slot));
     this.indexed.set(item.entry.tool.descriptor.toolId, item);
   }
 
   search(query: string, limit: number, filter: SearchFilter = {}): SearchAnswer {
+    if (this.terms.size === 0) return { hits: [], total: 0 };
+    const pass = this.filterOf(filter);
+    const { signals } = this.options;
+    const f = this.fusion;
+    const useTerms = signals.includes('terms');
+    const vectors = this.currentVectors();
+    const qv = vectors === undefined || !signals.includes('meaning') ? undefined : queryVector(vectors, query);
+    const named = signals.includes('prior') ? this.sources.named(query, vectors) : new Set<number>();
+    const byTerms = useTerms ? this.termHits(query, FUSION_POOL, pass) : undefined;
+    const byMeaning = qv === undefined ? undefined : this.meaningHits(qv, FUSION_POOL, pass);
+    // Reciprocal rank fusion: each signal contributes by the rank it gives, not by its score's scale.
+    const fused = new Map<number, number>();
+    const add = (slot: number, weight: number, rank: number): void => void fused.set(slot, (fused.get(slot) ?? 0) + weight / (f.k + rank));
+    if (byTerms !== undefined) {
+      for (let i = 0; i < byTerms.top.count; i++) add(byTerms.top.slots[i], f.terms, i + 1);
+      if (signals.includes('prior')) for (const top of byTerms.perSource.values()) for (let i = 0; i < top.count; i++) add(top.slots[i], f.perSource, i + 1);
+    }
+    if (byMeaning !== undefined) for (let i = 0; i < byMeaning.count; i++) add(byMeaning.slots[i], f.meaning, i + 1);
+    const top = new TopHits(limit, (slot) => this.slotIds[slot]);
+    for (const [slot, score] of fused) top.offer(Math.round(score * (named.has(this.slotOrigin[slot]) ? f.named : 1) * 1e6) / 1e2, slot);
+    let extra = 0;
+    if (byMeaning !== undefined) for (let i = 0; i < byMeaning.count; i++) if (byTerms === undefined || !byTerms.matched(byMeaning.slots[i])) extra++;
+    return this.answer(top, (byTerms?.total ?? 0) + extra);
+  }
+
+  private answer(top: TopHits, total: number): SearchAnswer {
+    const hits: SearchHit[] = [];
+    for (let i = 0; i < top.count; i++) hits.push({ entry: this.bySlot[top.slots[i]]!.entry, score: top.scores[i] });
+    return { hits, total };
+  }
+
+  /** Whether a slot passes the filter: its source and tier, read from typed arrays. */
+  private filterOf(filter: SearchFilter): (slot: number) => boolean {
+    const source = filter.source === undefined ? -1 : SOURCE_CODE.get(filter.source)!;
+    const tier = filter.safetyTier === undefined ? -1 : TIER_RANK.get(filter.safetyTier)!;
+    const maxTier = filter.maxTier === undefined ? SAFETY_TIERS.length : TIER_RANK.get(filter.maxTier)!;
+    const { slotSource, slotTier, slotOrigin } = this;
+    // A source the index does not hold (or the caller does not see) matches nothing.
+    const origin = filter.sourceId === undefined ? -1 : (this.sources.find(filter.sourceId) ?? -2);
+    return (doc) => !((source >= 0 && slotSource[doc] !== source) || (tier >= 0 && slotTier[doc] !== tier) || slotTier[doc] > maxTier || (origin !== -1 && slotOrigin[doc] !== origin));
+  }
+
+  /** The vectors in use; a change (they finished loading) makes every tool's vector. */
+  private currentVectors(): WordVectors | undefined {
+    const vectors = this.options.vectors?.();
+    if (vectors !== undefined && vectors !== this.vectorsUsed && this.options.signals.includes('meaning')) {
+      this.vectorsUsed = vectors;
+      this.slotVectors = new SlotVectors(vectors.dimensions);
+      for (const item of this.indexed.values()) toolVector(vectors, meaningText(item.entry), this.slotVectors.slot(item.slot));
+    }
+    return vectors;
+  }
+
+  private meaningHits(qv: Float32Array, pool: number, pass: (slot: number) => boolean): TopHits {
+    const top = new TopHits(pool, (slot) => this.slotIds[slot]);
+    const vectors = this.slotVectors!;
+    for (const { slot } of this.indexed.values()) {
+      if (!pass(slot)) continue;
+      const c = vectors.cosine(slot, qv);
+      if (c > this.fusion.minCosine) top.offer(Math.round(c * 1e4) / 1e4, slot);
+    }
+    return top;
+  }
+
+  /** BM25 over the fields, times coverage squared, over the short-name prior: the best `pool` slots. */
+  private termHits(query: string, pool: number, pass: (slot: number) => boolean): TermHits {
     const { terms, expansions, origins } = queryTerms(query, this.synonyms);
-    if (terms.length === 0 || this.terms.size === 0) return { hits: [], total: 0 };
+    const idOf = (slot: number): string => this.slotIds[slot];
+    const top = new TopHits(pool, idOf);
+    const perSource = new Map<number, TopHits>();
+    if (terms.length === 0) return { top, perSource, total: 0, matched: () => false };
     // Each query word a bit: a tool's score is multiplied by the square of the number of words it covers,
     // so a tool matching three synonyms of one word does not outrank one matching two different words.
     const wordIndex = new Map<string, number>();
@@ -218,22 +301,20 @@ export class ToolSearchIndex {
       const bits = bitsOf(term);
       for (const f of SYNONYM_FIELDS) this.terms.accumulate(acc, f, term, BOOSTS[f] * SYNONYM_WEIGHT, bits, BM25);
     }
-    const source = filter.source === undefined ? -1 : SOURCE_CODE.get(filter.source)!;
-    const tier = filter.safetyTier === undefined ? -1 : TIER_RANK.get(filter.safetyTier)!;
-    const maxTier = filter.maxTier === undefined ? SAFETY_TIERS.length : TIER_RANK.get(filter.maxTier)!;
-    const { slotSource, slotTier, slotIds } = this;
-    const top = new TopHits(limit, (slot) => slotIds[slot]);
     let total = 0;
     for (let i = 0; i < acc.touchedCount; i++) {
       const doc = acc.touched[i];
-      if ((source >= 0 && slotSource[doc] !== source) || (tier >= 0 && slotTier[doc] !== tier) || slotTier[doc] > maxTier) continue;
+      if (!pass(doc)) continue;
       total++;
       const covered = acc.coverage(doc);
-      top.offer(Math.round(((acc.scores[doc] * covered * covered) / (1 + SHORT_NAME_PRIOR * this.terms.fieldLength(NAME_FIELD, doc))) * 1e4) / 1e4, doc);
+      const score = Math.round(((acc.scores[doc] * covered * covered) / (1 + SHORT_NAME_PRIOR * this.terms.fieldLength(NAME_FIELD, doc))) * 1e4) / 1e4;
+      top.offer(score, doc);
+      const origin = this.slotOrigin[doc];
+      let own = perSource.get(origin);
+      if (own === undefined) perSource.set(origin, (own = new TopHits(PER_SOURCE_POOL, idOf)));
+      own.offer(score, doc);
     }
-    const hits: SearchHit[] = [];
-    for (let i = 0; i < top.count; i++) hits.push({ entry: this.bySlot[top.slots[i]]!.entry, score: top.scores[i] });
-    return { hits, total };
+    return { top, perSource, total, matched: (slot) => acc.scores[slot] > 0 };
   }
 }
 

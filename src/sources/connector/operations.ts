@@ -212,6 +212,7 @@ function convertOperation(ctx: DocumentContext, raw: RawOp, name: { action: stri
     ...(secured ? { credentialRef: true } : {}),
     derived: classifyMethod(method),
     keywords: [...tags, method.toUpperCase(), raw.path],
+    ...(isPlainObject(ctx.api.info) && typeof ctx.api.info.title === 'string' ? { sourceTitle: ctx.api.info.title.slice(0, 200) } : {}),
     ...(ctx.config.mcpPrefix !== undefined ? { mcpPrefix: ctx.config.mcpPrefix } : {}),
   };
   const operation: ConnectorOperation = {

@@ -1,0 +1,87 @@
+// Tool search latency and memory at 10,000 tools (docs/search.md "Latency"):
+// the generated corpus (bench/tools.ts) on the real CatalogStore; p50 and p95
+// per query, the first search on a view (the index build), its heap, and a
+// one-tool swap's index update. Prints one JSON line.
+//
+//   node --expose-gc --import tsx bench/search-latency.ts [--runs N] [--signals terms,prior]
+import pino from 'pino';
+import { CatalogSearch } from '../src/catalog/search/catalog-search.js';
+import { loadWordVectors } from '../src/catalog/search/word-vectors.js';
+import { CatalogStore } from '../src/catalog/store.js';
+import { compileTenant, type Caller } from '../src/catalog/visibility.js';
+import { Policy } from '../src/classify/policy.js';
+import { createMetrics } from '../src/observability/metrics.js';
+import { MCP_DEFAULTS } from '../src/sources/mcp/index.js';
+import { ToolCollector } from '../src/sources/mcp/tool-filter.js';
+import type { RawTool, ToolSource } from '../src/sources/raw-tool.js';
+import { DOMAINS, makeTools } from './tools.js';
+
+const runsArg = process.argv.indexOf('--runs');
+const runs = runsArg >= 0 ? Number(process.argv[runsArg + 1]) : 20;
+const caller: Caller = { tenant: 'bench', scopes: new Set() };
+const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+
+/** Requests phrased for the generated corpus's domains and actions. */
+function syntheticQueries(): string[] {
+  const asks = ['list the invoices', 'delete a comment', 'create a deployment', 'search contacts', 'archive old messages', 'export a report', 'sync calendar events', 'assign a label to an issue', 'close the ticket', 'update the user profile'];
+  return DOMAINS.flatMap((d, i) => [`${asks[i]} in ${d}`, `${asks[(i + 3) % asks.length]} for ${d}`]);
+}
+
+export async function latencyAt10k(options: ConstructorParameters<typeof CatalogSearch>[1] = {}): Promise<Record<string, number>> {
+  const total = 10_000;
+  const collector = new ToolCollector('bench', MCP_DEFAULTS, undefined);
+  JSON.parse(JSON.stringify(makeTools(total))).forEach((t: unknown, i: number) => collector.add(t, i));
+  let list: readonly RawTool[] = collector.tools;
+  const source: ToolSource = {
+    id: 'mcp:bench',
+    kind: 'mcp',
+    start: async () => {},
+    tools: () => list,
+    health: () => ({ id: 'mcp:bench', kind: 'mcp', state: 'connected', toolCount: list.length }),
+    stop: async () => {},
+    owns: () => false,
+    invoke: () => Promise.reject(new Error('the search benchmark calls no tool')),
+  };
+  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants: new Map([['bench', compileTenant('bench', ['*'])]]), logger: pino({ level: 'silent' }), metrics: createMetrics() });
+  store.initialBuild();
+  // Listeners run in order: the index update is the time between one registered before the search's and one after.
+  let swapSeen = 0;
+  let indexUpdateMs = 0;
+  store.onSwap(() => (swapSeen = performance.now()));
+  const search = new CatalogSearch(store, { wordVectors: () => loadWordVectors(), ...options });
+  store.onSwap(() => (indexUpdateMs = performance.now() - swapSeen));
+  await search.whenReady();
+  global.gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const started = performance.now();
+  search.search(caller, 'warm up', 1);
+  const firstSearchMs = performance.now() - started;
+  const queries = syntheticQueries();
+  global.gc?.();
+  const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+  const times: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    for (const q of queries) {
+      const t0 = performance.now();
+      search.search(caller, q, 10);
+      times.push(performance.now() - t0);
+    }
+  }
+  times.sort((a, b) => a - b);
+  const changed = [...list];
+  changed[17] = { ...changed[17], description: `${changed[17].description} Changed.` };
+  list = changed;
+  const before = store.current();
+  store.scheduleRebuild();
+  while (store.current() === before) await new Promise((r) => setImmediate(r));
+  return { tools: total, firstSearchMs: round(firstSearchMs, 0), heapMb: round(heapMb, 1), p50: round(percentile(times, 0.5)), p95: round(percentile(times, 0.95)), indexUpdateMs: round(indexUpdateMs, 1) };
+}
+
+if (process.argv[1]?.endsWith('search-latency.ts')) {
+  const { loadavg } = await import('node:os');
+  const signalsArg = process.argv.indexOf('--signals');
+  const signals = signalsArg >= 0 ? (process.argv[signalsArg + 1].split(',') as ('terms' | 'meaning' | 'prior')[]) : undefined;
+  console.log(JSON.stringify({ loadavg: loadavg().map((l) => round(l, 2)), signals: signals ?? 'all', latency10k: await latencyAt10k(signals ? { signals } : {}) }));
+  process.exit(0);
+}

@@ -1,0 +1,110 @@
+// Ranking signals beyond words, in-process on the real CatalogStore: a request
+// naming a product favours that product's source over another catalog with the
+// same words; a source filter keeps one source; word vectors find a tool that
+// shares no word with the request (and without them words alone rank); an
+// operation without a title is searched by one made from its method and path.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pino from 'pino';
+import { CatalogSearch, type CatalogSearchOptions } from '../../src/catalog/search/catalog-search.js';
+import { derivedTitle } from '../../src/catalog/search/documents.js';
+import { WordVectors } from '../../src/catalog/search/word-vectors.js';
+import { CatalogStore } from '../../src/catalog/store.js';
+import { compileTenant, type Caller } from '../../src/catalog/visibility.js';
+import { Policy } from '../../src/classify/policy.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import type { RawTool, ToolSource } from '../../src/sources/raw-tool.js';
+
+function op(source: string, action: string, title: string, description: string, sourceTitle?: string): RawTool {
+  return { source: 'connector', toolId: `connector:${source}.${action}`, origin: 'test', title, description, inputSchema: { type: 'object', properties: {} }, ...(sourceTitle ? { sourceTitle } : {}) };
+}
+
+function sourceOf(id: string, list: RawTool[]): ToolSource {
+  return {
+    id,
+    kind: 'connector',
+    start: async () => {},
+    tools: () => list,
+    health: () => ({ id, kind: 'connector', state: 'connected', toolCount: list.length }),
+    stop: async () => {},
+    owns: (toolId) => toolId.startsWith(`${id}.`),
+    invoke: () => Promise.reject(new Error('a search test calls no tool')),
+  };
+}
+
+// A big CRM whose words fit "people in the workspace" better than the small notes app's do.
+const crm = [
+  op('crm', 'listWorkspacePeople', 'List workspace people', 'Lists the people of a workspace.'),
+  ...Array.from({ length: 30 }, (_, i) => op('crm', `getRecord${i}`, `Get record ${i}`, 'Returns one record of the workspace.')),
+];
+const notes = [
+  op('notes', 'listUsers', 'List all users', 'Lists the members of the workspace.', 'Notion API'),
+  op('notes', 'queryDatabase', 'Query a database', 'Rows of a database that match a filter.', 'Notion API'),
+];
+const pay = [
+  op('pay', 'PostRefunds', '', 'Creates a refund of a charge.'),
+  op('pay', 'DeleteCustomersCustomer', '', 'Permanently deletes a customer.'),
+];
+
+const store = new CatalogStore({
+  sources: [sourceOf('connector:crm', crm), sourceOf('connector:notes', notes), sourceOf('connector:pay', pay)],
+  policy: new Policy({}),
+  tenants: new Map([['t', compileTenant('t', ['*'])]]),
+  logger: pino({ level: 'silent' }),
+  metrics: createMetrics(),
+});
+store.initialBuild();
+const caller: Caller = { tenant: 't', scopes: new Set() };
+const ids = (s: CatalogSearch, q: string, sourceId?: string): string[] => s.search(caller, q, 5, sourceId ? { sourceId } : {}).hits.map((h) => h.entry.tool.descriptor.toolId);
+
+test('a request that names a product favours that product\'s source', () => {
+  const search = new CatalogSearch(store);
+  assert.equal(ids(search, 'who are the people in my workspace')[0], 'connector:crm.listWorkspacePeople', 'without the product, words decide');
+  assert.equal(ids(search, 'who are the people in my Notion workspace')[0], 'connector:notes.listUsers');
+  const wordsOnly = new CatalogSearch(store, { signals: ['terms'] });
+  assert.equal(ids(wordsOnly, 'who are the people in my Notion workspace')[0], 'connector:crm.listWorkspacePeople', 'the prior is what moves it');
+});
+
+test('a source filter keeps one source; a source the caller does not have matches nothing', () => {
+  const search = new CatalogSearch(store);
+  const found = ids(search, 'list the workspace people', 'connector:notes');
+  assert.ok(found.length > 0 && found.every((id) => id.startsWith('connector:notes.')), JSON.stringify(found));
+  assert.deepEqual(ids(search, 'list the workspace people', 'connector:elsewhere'), []);
+});
+
+/** Hand-made vectors: "money" and "back" lie near "refund"; "remove" near "delete". */
+function vectors(): WordVectors {
+  const rows: Record<string, number[]> = { refund: [1, 0, 0, 0], money: [0.8, 0.2, 0, 0], back: [0.7, 0, 0.3, 0], delete: [0, 1, 0, 0], remove: [0, 0.9, 0.1, 0], customer: [0, 0, 0, 1], charge: [0.5, 0, 0, 0.5] };
+  const words = Object.keys(rows);
+  // Ranks past the common words, so each weighs fully.
+  const padded = [...Array.from({ length: 50_000 }, (_, i) => `w${i}`), ...words];
+  const data = new Int8Array(padded.length * 4);
+  words.forEach((w, i) => {
+    const v = rows[w];
+    const n = Math.hypot(...v);
+    v.forEach((x, d) => (data[(50_000 + i) * 4 + d] = Math.round((x / n) * 127)));
+  });
+  return new WordVectors(4, padded, data);
+}
+
+test('word vectors find a tool that shares no word with the request; without them words alone rank', async () => {
+  const v = vectors();
+  const options: CatalogSearchOptions = { wordVectors: async () => v };
+  const search = new CatalogSearch(store, options);
+  await search.whenReady();
+  assert.equal(ids(search, 'give the money back')[0], 'connector:pay.PostRefunds');
+  const none = new CatalogSearch(store, { wordVectors: async () => undefined });
+  await none.whenReady();
+  assert.ok(!ids(none, 'give the money back').includes('connector:pay.PostRefunds'), 'no vectors (the package missing): no shared word, no match');
+});
+
+test('an operation without a title gets one from its method and path', () => {
+  assert.equal(derivedTitle(['POST', '/v1/refunds']), 'create refunds');
+  assert.equal(derivedTitle(['GET', '/v1/refunds']), 'list refunds');
+  assert.equal(derivedTitle(['billing', 'GET', '/v1/customers/{customer}']), 'get customers');
+  assert.equal(derivedTitle(['POST', '/v1/invoices/{invoice}/finalize']), 'finalize invoices');
+  assert.equal(derivedTitle(['POST', '/2010-04-01/Accounts/{AccountSid}/Messages.json']), 'create Accounts Messages');
+  assert.equal(derivedTitle(['GET', '/2010-04-01/Accounts/{AccountSid}/Balance.json']), 'get Accounts Balance');
+  assert.equal(derivedTitle(['DELETE', '/v1/coupons/{coupon}']), 'delete coupons');
+  assert.equal(derivedTitle(['tag only']), undefined);
+});
