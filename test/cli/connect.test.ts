@@ -50,7 +50,7 @@ before(async () => {
       events: { file: join(dir, 'events.sqlite') },
       policy: { rules: [{ match: 'mcp:fx.echo', approval: 'always' }] },
       sources: {
-        mcp: [{ id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--relay-tools'], cwd: root, debounceMs: 20 }],
+        mcp: [{ id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--relay-tools'], cwd: root, debounceMs: 20, isolation: 'tenant' }],
       },
     },
     dir,

@@ -76,8 +76,10 @@ async function open(fastCalls: boolean): Promise<Host> {
     mcp: { pageSize: 3, callTimeoutMs: 5000, fastCalls },
   });
   // The world's connector points nowhere; it is never called here. The fixture also serves its relay tools.
-  const config = parse(readFileSync(world.configFile, 'utf8')) as { sources: { mcp: { args: string[] }[] } };
+  const config = parse(readFileSync(world.configFile, 'utf8')) as { sources: { mcp: { args: string[]; isolation?: string }[] } };
   config.sources.mcp[0].args.push('--relay-tools');
+  // Log messages of a stdio server reach a caller only over a connection of its own tenant (docs/mcp.md).
+  config.sources.mcp[0].isolation = 'tenant';
   writeFileSync(world.configFile, stringify(config));
   const server = await startTestServer(world.configFile, { env: world.env });
   const port = Number(new URL(server.url).port);
