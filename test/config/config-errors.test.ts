@@ -178,7 +178,7 @@ test('validate passes on the demo as shipped (no variable to set) and prints per
   const run = promisify(execFile);
   const cli = new URL('../../src/cli/main.ts', import.meta.url).pathname;
   // A copy: validate starts the host, which opens the config's event log.
-  const env = { ...process.env, CI: '' };
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: '' };
   delete env.TICKETS_API_TOKEN;
   const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, 'validate', '--config', demoConfig()], { env });
   assert.match(stdout, /\nvalid\n$/);
