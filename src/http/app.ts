@@ -24,6 +24,7 @@ import { protocolGate, sendContractError, sendError } from './respond.js';
 import { registerSearchRoutes } from './search-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
 import { registerUiRoutes } from './ui-routes.js';
+import { registerWhoamiRoute } from './whoami-route.js';
 import { DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeoutOptions } from './connection-limits.js';
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
@@ -103,6 +104,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
 
   registerToolRoutes(app, deps);
   if (deps.search) registerSearchRoutes(app, { store: deps.store, authenticator: deps.authenticator, search: deps.search, items: deps.items });
+  registerWhoamiRoute(app, deps.authenticator);
   registerDiscoveryRoutes(app, deps);
   registerHealthRoutes(app, deps);
   if (deps.events) registerEventRoutes(app, deps, deps.eventRoutes);

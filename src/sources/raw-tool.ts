@@ -58,6 +58,15 @@ export interface SourceHealth {
   lastRefresh?: string;
   /** Short, credential-free description of the last failure. */
   lastError?: string;
+  /**
+   * Whether a call to this source's tools can be made now: false while the
+   * source has no tools to call (`failed`, `connecting`) or something it needs
+   * is missing (a connector's unset secret), with the reason in `cannotCall`.
+   * Filled in by the registry from the state when the source does not say.
+   */
+  canCall?: boolean;
+  /** Why `canCall` is false: one credential-free line. */
+  cannotCall?: string;
   /** Results of this source's tools that did not match their advertised outputSchema, since the host started. */
   outputSchemaMismatches?: number;
   /** The latest of them: when, which tool, and what was wrong (the schema rule, never the result). */

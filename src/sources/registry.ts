@@ -5,7 +5,7 @@
 // replaces the list in one step; the calls a source is running are counted,
 // so a source taken out of the list is stopped only once they have finished.
 import type { DispatchOutcome } from './call-result.js';
-import type { InvokeContext, SourceHealth, ToolSource } from './raw-tool.js';
+import type { InvokeContext, SourceHealth, SourceState, ToolSource } from './raw-tool.js';
 
 export class SourceRegistry {
   private current: readonly ToolSource[];
@@ -75,8 +75,15 @@ export class SourceRegistry {
 
   /** A source's own health, with the mismatches its results had. */
   healthOf(source: ToolSource): SourceHealth {
-    const h = source.health();
+    const own = source.health();
+    const h = own.canCall !== undefined ? own : { ...own, ...callability(own.state) };
     const m = this.mismatches.get(source.id);
     return m === undefined ? h : { ...h, ...m };
   }
+}
+
+/** What a source's state alone says about calling it: a stale source still serves its last good tools. */
+function callability(state: SourceState): Pick<SourceHealth, 'canCall' | 'cannotCall'> {
+  if (state === 'connected' || state === 'stale') return { canCall: true };
+  return { canCall: false, cannotCall: state === 'failed' ? 'the source has not loaded; it has no tools to call' : 'the source is still starting' };
 }

@@ -218,6 +218,18 @@ test('an unset secret: "the connector is not configured" to the caller, the vari
   assert.ok(host.logs.some((l) => l.includes('ECHO_TOKEN_NOT_SET_4a1f') && l.includes('connector call refused')), 'the operator log names the variable');
 });
 
+test('/health/sources says which connectors cannot call and why, without naming the variable', async () => {
+  const res = await fetch(`${host.url}/health/sources`);
+  const text = await res.text();
+  const sources = (JSON.parse(text) as { sources: { id: string; state: string; canCall?: boolean; cannotCall?: string }[] }).sources;
+  const unset = sources.find((s) => s.id === 'connector:unset')!;
+  assert.equal(unset.state, 'connected', 'the document loaded: the tools are listed');
+  assert.equal(unset.canCall, false);
+  assert.match(unset.cannotCall ?? '', /secret .* unset or unreadable.*not configured/);
+  for (const id of ['connector:bearer', 'connector:basic']) assert.equal(sources.find((s) => s.id === id)?.canCall, true, id);
+  assert.ok(!text.includes('ECHO_TOKEN_NOT_SET_4a1f') && leaks(text).length === 0, text);
+});
+
 test('a response larger than the cap: the host stops reading and says so', async () => {
   const result = await client.callTool({ name: nameOf('connector:bearer.big'), arguments: {} });
   assert.equal(result.isError, true);

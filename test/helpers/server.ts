@@ -66,7 +66,10 @@ export function demoConfig(): string {
   config.events.file = join(dir, 'events.sqlite');
   for (const p of config.sources.nodePacks) p.path = resolve(demoDir, p.path);
   for (const w of config.sources.workflows) w.path = resolve(demoDir, w.path);
-  for (const c of config.sources.connectors) c.document = resolve(demoDir, c.document);
+  for (const c of config.sources.connectors) {
+    c.document = resolve(demoDir, c.document);
+    if (c.auth?.secret?.file) c.auth.secret.file = resolve(demoDir, c.auth.secret.file);
+  }
   for (const m of config.sources.mcp) m.cwd = demoDir;
   return writeConfig(config, dir);
 }

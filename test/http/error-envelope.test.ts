@@ -52,6 +52,9 @@ const CASES: Case[] = [
   { what: 'no credential', path: '/tools', status: 401, code: 'unauthenticated' },
   { what: 'unknown credential', path: '/tools', token: 'nobody', status: 401, code: 'unauthenticated' },
   { what: 'malformed Authorization', path: '/tools', headers: { authorization: 'Basic abc' }, status: 401, code: 'unauthenticated' },
+  { what: 'GET /whoami without a credential', path: '/whoami', status: 401, code: 'unauthenticated' },
+  { what: 'GET /whoami, unknown credential', path: '/whoami', token: 'nobody', status: 401, code: 'unauthenticated' },
+  { what: 'POST /whoami', method: 'POST', path: '/whoami', token: ACME_KEY, status: 405, code: 'toolhost.method_not_allowed' },
   { what: 'unknown tool', path: '/tools/nope%3Anope', token: ACME_KEY, status: 404, code: 'not_found' },
   { what: 'unknown tool, compact', path: '/tools/nope%3Anope?view=compact', token: ACME_KEY, status: 404, code: 'not_found' },
   { what: 'bad percent-encoding in a toolId', path: '/tools/%E0%A4%A', token: ACME_KEY, status: 400, code: 'validation_error' },
@@ -179,11 +182,18 @@ describe("Node's own refusals (raw bytes) are envelopes with OpenWOP-Version", (
 
 describe('2xx answers, the SSE stream and /mcp carry OpenWOP-Version', () => {
   test('every read route', async () => {
-    for (const path of ['/healthz', '/readyz', '/health/sources', '/metrics', '/.well-known/openwop', '/tools', '/tools?view=compact', '/tools/x-host-toolhost-server-time', '/events']) {
+    for (const path of ['/healthz', '/readyz', '/health/sources', '/metrics', '/.well-known/openwop', '/tools', '/tools?view=compact', '/tools/x-host-toolhost-server-time', '/events', '/whoami']) {
       const res = await request(server.url, path, { token: ACME_KEY });
       assert.equal(res.status, 200, path);
       assert.equal(res.headers.get('openwop-version'), '2.0', path);
     }
+  });
+
+  test('GET /whoami names the caller: principal, tenant, credential kind, and nothing else', async () => {
+    const res = await request(server.url, '/whoami', { token: ACME_KEY });
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    assert.deepEqual(res.json(), { principal: 'acme-agent', tenant: 'acme', kind: 'api-key' });
+    assert.ok(!res.text.includes(ACME_KEY));
   });
 
   test('GET /events/stream', async () => {

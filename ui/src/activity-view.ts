@@ -25,7 +25,8 @@ export function renderActivity(view: HTMLElement, hub: EventHub): () => void {
     'table',
     { class: 'sessions', id: 'sessions' },
     el('caption', { class: 'sr-only' }, 'Tool sessions, newest first'),
-    el('thead', {}, el('tr', {}, ...['Started', 'Tool', 'Principal', 'Status', 'Duration', 'Outcome', ''].map((h) => el('th', { scope: 'col' }, h)))),
+    // The last column's links say "Events"; its header names it for screen readers without repeating it on screen.
+    el('thead', {}, el('tr', {}, ...['Started', 'Tool', 'Principal', 'Status', 'Duration', 'Outcome'].map((h) => el('th', { scope: 'col' }, h)), el('th', { scope: 'col' }, el('span', { class: 'sr-only' }, 'Events')))),
     body,
   );
   const showState = (s: LiveState): void => {

@@ -1,7 +1,10 @@
 // The catalog browser's entry (docs/ui.md): sign-in, the navigation between
 // pages (a URL fragment per page, so reloads and the back button work and no
 // data ever goes into a URL the server sees), and what is kept per sign-in: the
-// API client, the MCP session, the event hub and the last catalog read.
+// API client, the MCP session, the event hub, the catalog read at sign-in (read
+// once: a reload of the tab reads it again) and who is signed in. On each
+// navigation focus moves to the new page's heading, so a keyboard or screen
+// reader user starts there, as after a page load.
 import { renderActivity, renderSession } from './activity-view.js';
 import { Api, ApiError, forgetCredential, storeCredential, storedCredential } from './api.js';
 import { renderCatalog } from './catalog-view.js';
@@ -18,6 +21,12 @@ interface Signed {
   mcp: McpClient;
   hub: EventHub;
   catalog: Promise<Descriptor[]> | undefined;
+}
+
+/** `GET /whoami`: whom the credential stands for. */
+interface Who {
+  principal: string;
+  tenant: string;
 }
 
 const view = document.getElementById('view') as HTMLElement;
@@ -47,14 +56,20 @@ function signOut(message?: string): void {
 
 async function signIn(token: string): Promise<void> {
   const api = new Api(token);
-  // The catalog read is the check: the credential is good when /tools answers.
-  const catalog = api.json<Descriptor[]>('/tools');
-  await catalog;
+  // From here to the catalog's first paint is what a person waits at sign-in (catalog-view.ts measures it).
+  performance.mark('sign-in');
+  // The catalog read is the check: the credential is good when /tools answers. It is
+  // also the catalog page's list. A host without /whoami still signs in, without the name.
+  const [tools, who] = await Promise.all([api.json<Descriptor[]>('/tools'), api.json<Who>('/whoami').catch(() => undefined)]);
   storeCredential(token);
   const hub = new EventHub(api);
-  signed = { api, mcp: new McpClient(api), hub, catalog };
+  signed = { api, mcp: new McpClient(api), hub, catalog: Promise.resolve(tools) };
   void hub.start();
-  account.replaceChildren(el('span', { class: 'muted' }, 'Signed in'), el('button', { type: 'button', class: 'small', id: 'sign-out', onclick: () => signOut() }, 'Sign out'));
+  const name = who === undefined ? 'Signed in' : `${who.principal} · tenant ${who.tenant}`;
+  account.replaceChildren(
+    el('span', { class: 'muted who', id: 'who', title: name }, who === undefined ? name : el('span', {}, el('span', { class: 'sr-only' }, 'Signed in as '), name)),
+    el('button', { type: 'button', class: 'small', id: 'sign-out', onclick: () => signOut() }, 'Sign out'),
+  );
   nav.hidden = false;
   await route();
 }
@@ -125,16 +140,24 @@ async function route(): Promise<void> {
     } else if (page === 'sources') {
       await renderSources(view, s.api);
     } else {
-      // Each visit reads the catalog again (a 304 when nothing changed) and keeps it for the tool pages.
-      s.catalog = s.api.json<Descriptor[]>('/tools');
       await renderCatalog(view, catalogOf(s));
     }
     document.title = `${view.querySelector('h1')?.textContent ?? 'toolhost'} · toolhost`;
+    focusHeading();
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return signOut('The host no longer accepts this credential. Sign in again.');
     const notFound = err instanceof ApiError && err.status === 404;
     replaceChildren(view, el('h1', {}, notFound ? 'Not found' : 'Something went wrong'), el('p', { class: 'problem', role: 'alert' }, notFound ? 'This credential cannot see that (or it does not exist).' : describeRefusal(err)));
+    focusHeading();
   }
+}
+
+/** Focus on the page's heading (focusable by script only), as a new document would start there. */
+function focusHeading(): void {
+  const heading = view.querySelector('h1');
+  if (heading === null) return;
+  heading.setAttribute('tabindex', '-1');
+  heading.focus();
 }
 
 window.addEventListener('hashchange', () => void route());

@@ -1,5 +1,6 @@
 // The Sources page (docs/ui.md "Sources"): the health of every source as
-// `/health/sources` reports it (state, tool count, last refresh, last error).
+// `/health/sources` reports it (state, whether its tools can be called and
+// why not, tool count, last refresh, last error).
 import type { Api } from './api.js';
 import { formatTime } from './badges.js';
 import { el, replaceChildren } from './dom.js';
@@ -19,7 +20,7 @@ export async function renderSources(view: HTMLElement, api: Api): Promise<void> 
         'table',
         { class: 'sources', id: 'sources' },
         el('caption', { class: 'sr-only' }, 'Sources and their health'),
-        el('thead', {}, el('tr', {}, ...['Source', 'Kind', 'State', 'Tools', 'Last refresh', 'Last error'].map((h) => el('th', { scope: 'col', class: h === 'Tools' ? 'num' : undefined }, h)))),
+        el('thead', {}, el('tr', {}, ...['Source', 'Kind', 'State', 'Can call', 'Tools', 'Last refresh', 'Last error'].map((h) => el('th', { scope: 'col', class: h === 'Tools' ? 'num' : undefined }, h)))),
         el(
           'tbody',
           {},
@@ -30,6 +31,7 @@ export async function renderSources(view: HTMLElement, api: Api): Promise<void> 
               el('td', { class: 'tool-id' }, s.id),
               el('td', {}, s.kind),
               el('td', {}, el('span', { class: `status status-${s.state}` }, s.state)),
+              el('td', { class: 'can-call' }, s.canCall === false ? el('span', {}, el('span', { class: 'status status-failed' }, 'no'), ' ', s.cannotCall ?? '') : 'yes'),
               el('td', { class: 'num' }, s.toolCount),
               el('td', {}, formatTime(s.lastRefresh)),
               el('td', { class: 'error-text' }, s.lastError ?? ''),

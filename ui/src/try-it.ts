@@ -52,8 +52,8 @@ function resultView(result: CallResult): HTMLElement {
     'div',
     { class: `result ${result.isError === true ? 'is-error' : 'is-ok'}`, id: 'call-result' },
     el('p', { class: 'result-status' }, result.isError === true ? 'The tool answered with an error' : 'The tool answered'),
-    result.structuredContent !== undefined ? el('div', {}, el('h4', {}, 'Structured content'), jsonView(result.structuredContent, undefined, 'Structured content')) : null,
-    texts.length > 0 ? el('div', {}, el('h4', {}, 'Text content'), el('pre', { class: 'text-content', tabindex: 0 }, texts.join('\n'))) : null,
+    result.structuredContent !== undefined ? el('div', {}, el('h3', { class: 'sub' }, 'Structured content'), jsonView(result.structuredContent, undefined, 'Structured content')) : null,
+    texts.length > 0 ? el('div', {}, el('h3', { class: 'sub' }, 'Text content'), el('pre', { class: 'text-content', tabindex: 0 }, texts.join('\n'))) : null,
   );
 }
 
@@ -127,7 +127,7 @@ export function tryIt(tool: Descriptor, api: Api, mcp: McpClient, hub: EventHub)
       } finally {
         submit.disabled = false;
       }
-      replaceChildren(output, ...parts, el('h4', {}, 'Arguments sent'), el('pre', { class: 'json', tabindex: 0 }, jsonText(args)));
+      replaceChildren(output, ...parts, el('h3', { class: 'sub' }, 'Arguments sent'), el('pre', { class: 'json', tabindex: 0 }, jsonText(args)));
       if (hub.state === 'unavailable') {
         output.append(el('p', { class: 'muted' }, 'This host keeps no event log, so the call has no recorded session.'));
         return;

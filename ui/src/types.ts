@@ -35,6 +35,9 @@ export interface SourceHealth {
   toolCount: number;
   lastRefresh?: string;
   lastError?: string;
+  /** False when a call to the source's tools cannot be made now (`cannotCall` says why). */
+  canCall?: boolean;
+  cannotCall?: string;
 }
 
 export interface SourcesReport {

@@ -2,6 +2,7 @@
 // file the config names. It is never stored on the source, in a RawTool, in
 // health, in metrics or in a log line; errors name the variable or file,
 // never a value.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SourceContext } from '../source-context.js';
@@ -40,4 +41,21 @@ export async function resolveConnectorSecret(
   const value = text.replace(/\r?\n$/, '');
   if (value === '') throw new ConnectorSecretError(`connector ${config.id}: secret file ${ref.file} is empty`);
   return value;
+}
+
+/**
+ * Whether the secret can be read now (the variable set and non-empty, the
+ * file there and non-empty), as a call would read it. For health reports,
+ * which say only yes or no: which variable or file is for the operator's log
+ * and `toolhost validate`, as at call time.
+ */
+export function connectorSecretReadable(config: ConnectorSourceConfig, ctx: Pick<SourceContext, 'env' | 'configDir'>): boolean {
+  const ref = config.auth?.secret;
+  if (ref === undefined) return true;
+  if ('env' in ref) return Boolean(ctx.env[ref.env]);
+  try {
+    return readFileSync(path.resolve(ctx.configDir, ref.file), 'utf8').replace(/\r?\n$/, '') !== '';
+  } catch {
+    return false;
+  }
 }

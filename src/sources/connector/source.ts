@@ -21,6 +21,7 @@ import type { InvokeContext, RawTool, SourceHealth, SourceState, ToolSource } fr
 import type { SourceContext } from '../source-context.js';
 import { callConnectorOperation } from './call.js';
 import { CONNECTOR_DEFAULTS, type ConnectorSourceConfig } from './config-schema.js';
+import { connectorSecretReadable } from './secret.js';
 import { ConnectorDocumentError, convertOpenApiText, documentDigest, readConnectorDocument } from './document.js';
 import type { ConnectorOperation } from './types.js';
 
@@ -114,6 +115,11 @@ class ConnectorSource implements ConnectorToolSource {
     const h: SourceHealth = { id: this.id, kind: 'connector', state: this.state, toolCount: this.list.length };
     if (this.lastRefresh !== undefined) h.lastRefresh = this.lastRefresh;
     if (this.lastError !== undefined) h.lastError = this.lastError;
+    // Read on each report (an env lookup or one small file): a secret file put in place later is seen without a reload.
+    if (!connectorSecretReadable(this.config, this.ctx)) {
+      h.canCall = false;
+      h.cannotCall = 'its secret (auth.secret) is unset or unreadable, so calls answer "the connector is not configured"; toolhost validate names the variable or file';
+    }
     return h;
   }
 
