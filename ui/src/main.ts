@@ -3,6 +3,8 @@
 // data ever goes into a URL the server sees), and what is kept per sign-in: the
 // API client, the MCP session, the event hub and the last catalog read.
 import { renderActivity, renderSession } from './activity-view.js';
+import { isAdmin } from './admin-api.js';
+import { renderAdmin, showNavFor } from './admin-view.js';
 import { Api, ApiError, forgetCredential, storeCredential, storedCredential } from './api.js';
 import { renderCatalog } from './catalog-view.js';
 import { el, replaceChildren } from './dom.js';
@@ -18,6 +20,8 @@ interface Signed {
   mcp: McpClient;
   hub: EventHub;
   catalog: Promise<Descriptor[]> | undefined;
+  /** False for an admin key: it holds no tenant, so only the admin and health pages are its. */
+  tenant: boolean;
 }
 
 const view = document.getElementById('view') as HTMLElement;
@@ -49,11 +53,14 @@ async function signIn(token: string): Promise<void> {
   const api = new Api(token);
   // The catalog read is the check: the credential is good when /tools answers.
   const catalog = api.json<Descriptor[]>('/tools');
-  await catalog;
+  const admin = isAdmin(api);
+  // An admin key holds no tenant: /tools refuses it and the admin API does not.
+  const tenant = await catalog.then(() => true, async (err: unknown) => { if (err instanceof ApiError && err.status === 401 && (await admin)) return false; throw err; });
   storeCredential(token);
   const hub = new EventHub(api);
-  signed = { api, mcp: new McpClient(api), hub, catalog };
-  void hub.start();
+  signed = { api, mcp: new McpClient(api), hub, catalog: tenant ? catalog : undefined, tenant };
+  if (tenant) void hub.start();
+  showNavFor(nav, tenant, await admin);
   account.replaceChildren(el('span', { class: 'muted' }, 'Signed in'), el('button', { type: 'button', class: 'small', id: 'sign-out', onclick: () => signOut() }, 'Sign out'));
   nav.hidden = false;
   await route();
@@ -103,14 +110,16 @@ async function route(): Promise<void> {
   if (s === undefined) return;
   leavePage();
   leavePage = () => undefined;
-  const [, page = 'catalog', ...rest] = location.hash.split('/');
+  const [, page = s.tenant ? 'catalog' : 'admin', ...rest] = location.hash.split('/');
   const arg = decodeURIComponent(rest.join('/'));
   for (const link of nav.querySelectorAll('a')) {
     if (link.getAttribute('href') === `#/${page}`) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   try {
-    if (page === 'tool' && arg !== '') {
+    if (page === 'admin' || (!s.tenant && page !== 'sources')) {
+      await renderAdmin(view, s.api);
+    } else if (page === 'tool' && arg !== '') {
       await renderTool(view, s.api, s.mcp, s.hub, catalogOf(s), arg);
     } else if (page === 'activity') {
       leavePage = renderActivity(view, s.hub);
