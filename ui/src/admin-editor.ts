@@ -75,10 +75,15 @@ export function renderDiff(result: DryRun): HTMLElement {
   );
 }
 
+/** Fills the preview's box with one card. */
+function fill(box: HTMLElement, ...children: (HTMLElement | null)[]): void {
+  replaceChildren(box, el('section', { class: 'card', 'aria-labelledby': 'admin-preview-title' }, ...children));
+}
+
 /** Previews `change` in `box`, then offers to apply it. */
 export async function preview(box: HTMLElement, api: Api, change: Change, hooks: EditorHooks): Promise<void> {
   const heading = el('h2', { tabindex: -1, id: 'admin-preview-title' }, `Preview: ${change.label}`);
-  replaceChildren(box, heading, el('p', { class: 'muted', role: 'status' }, 'Asking the host what this would change…'));
+  fill(box, heading, el('p', { class: 'muted', role: 'status' }, 'Asking the host what this would change…'));
   heading.focus();
   const dryRun = change.path + '?dryRun=true';
   let result: DryRun;
@@ -98,7 +103,7 @@ export async function preview(box: HTMLElement, api: Api, change: Change, hooks:
       },
     );
   });
-  replaceChildren(
+  fill(
     box,
     heading,
     el('p', { class: 'muted' }, 'The host checked this change as it would apply it. Nothing has changed yet.'),
@@ -113,7 +118,7 @@ function reloadButton(err: unknown, hooks: EditorHooks): HTMLElement | null {
 }
 
 function showRefusal(box: HTMLElement, heading: HTMLElement, err: unknown, hooks: EditorHooks): void {
-  replaceChildren(box, heading, describeError(err), el('div', { class: 'actions' }, reloadButton(err, hooks), el('button', { type: 'button', onclick: () => replaceChildren(box) }, 'Close')));
+  fill(box, heading, describeError(err), el('div', { class: 'actions' }, reloadButton(err, hooks), el('button', { type: 'button', onclick: () => replaceChildren(box) }, 'Close')));
 }
 
 /** The rest of a resource (what the form has no field for), kept as JSON so an edit loses nothing. */
