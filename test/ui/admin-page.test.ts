@@ -16,6 +16,7 @@ import { seriousViolations, signIn, tableToolIds } from './page-helpers.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const EVERYTHING = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const TICKETS = join(root, 'examples/demo/openapi/tickets.yaml');
 const TENANT_ADMIN = 'tenant-admin-key';
 const ADMIN_ONLY = 'ops-admin-key';
 const MEMBER = 'member-key';
@@ -124,12 +125,32 @@ describe('admin page (/ui/#/admin)', { timeout: 120_000 }, () => {
     assert.deepEqual(errors, []);
   });
 
-  test('an admin key without a tenant signs in to the admin page only', async () => {
+  test('an admin key without a tenant lands on the admin page, adds a connector by document, and is shown a refused change\'s problems', async () => {
     const { page, errors } = await tab();
     await signIn(page, server.url, ADMIN_ONLY);
     await page.waitForSelector('#admin-add-mcp');
     assert.equal(await page.isVisible('nav a[href="#/admin"]'), true);
     assert.equal(await page.isVisible('nav a[href="#/catalog"]'), false, 'no tenant, so no catalog');
+
+    await page.click('#admin-add-connectors');
+    await page.fill('#src-id', 'tickets');
+    await page.fill('#src-document', TICKETS);
+    assert.deepEqual(await seriousViolations(page, server.url), [], 'the form is accessible');
+    await page.click('#source-form button[type=submit]');
+    await page.waitForSelector('#admin-diff');
+    const added = await page.$$eval('#admin-diff section[aria-label="Tenant acme"] li', (items) => items.map((li) => li.textContent));
+    assert.ok(added.includes('connector:tickets.listTickets'), added.join(', '));
+    await page.click('#admin-apply');
+    await page.waitForSelector('#admin-status:text("Applied: add connector tickets.")');
+    assert.equal(await page.textContent('#admin-connectors tr[data-id="tickets"] td:nth-child(3)'), TICKETS);
+    assert.ok((await served()).includes('connector:tickets.listTickets'));
+
+    await page.click('#admin-add-mcp');
+    await page.fill('#src-id', 'Not An Id');
+    await page.fill('#src-command', process.execPath);
+    await page.click('#source-form button[type=submit]');
+    await page.waitForSelector('#admin-problems');
+    assert.match((await page.textContent('#admin-problems')) ?? '', /body \/id: /);
     assert.deepEqual(errors, []);
   });
 
