@@ -6,6 +6,8 @@
 // navigation focus moves to the new page's heading, so a keyboard or screen
 // reader user starts there, as after a page load.
 import { renderActivity, renderSession } from './activity-view.js';
+import { isAdmin } from './admin-api.js';
+import { renderAdmin, showNavFor } from './admin-view.js';
 import { Api, ApiError, forgetCredential, storeCredential, storedCredential } from './api.js';
 import { renderCatalog } from './catalog-view.js';
 import { el, replaceChildren } from './dom.js';
@@ -21,6 +23,8 @@ interface Signed {
   mcp: McpClient;
   hub: EventHub;
   catalog: Promise<Descriptor[]> | undefined;
+  /** False for an admin key: it holds no tenant, so only the admin and health pages are its. */
+  tenant: boolean;
 }
 
 /** `GET /whoami`: whom the credential stands for. */
@@ -60,11 +64,17 @@ async function signIn(token: string): Promise<void> {
   performance.mark('sign-in');
   // The catalog read is the check: the credential is good when /tools answers. It is
   // also the catalog page's list. A host without /whoami still signs in, without the name.
-  const [tools, who] = await Promise.all([api.json<Descriptor[]>('/tools'), api.json<Who>('/whoami').catch(() => undefined)]);
+  const catalog = api.json<Descriptor[]>('/tools');
+  const admin = isAdmin(api);
+  const whoAnswer = api.json<Who>('/whoami').catch(() => undefined);
+  // An admin key holds no tenant: /tools refuses it and the admin API does not.
+  const tenant = await catalog.then(() => true, async (err: unknown) => { if (err instanceof ApiError && err.status === 401 && (await admin)) return false; throw err; });
+  const who = await whoAnswer;
   storeCredential(token);
   const hub = new EventHub(api);
-  signed = { api, mcp: new McpClient(api), hub, catalog: Promise.resolve(tools) };
-  void hub.start();
+  signed = { api, mcp: new McpClient(api), hub, catalog: tenant ? catalog : undefined, tenant };
+  if (tenant) void hub.start();
+  showNavFor(nav, tenant, await admin);
   const name = who === undefined ? 'Signed in' : `${who.principal} · tenant ${who.tenant}`;
   account.replaceChildren(
     el('span', { class: 'muted who', id: 'who', title: name }, who === undefined ? name : el('span', {}, el('span', { class: 'sr-only' }, 'Signed in as '), name)),
@@ -118,14 +128,16 @@ async function route(): Promise<void> {
   if (s === undefined) return;
   leavePage();
   leavePage = () => undefined;
-  const [, page = 'catalog', ...rest] = location.hash.split('/');
+  const [, page = s.tenant ? 'catalog' : 'admin', ...rest] = location.hash.split('/');
   const arg = decodeURIComponent(rest.join('/'));
   for (const link of nav.querySelectorAll('a')) {
     if (link.getAttribute('href') === `#/${page}`) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   try {
-    if (page === 'tool' && arg !== '') {
+    if (page === 'admin' || (!s.tenant && page !== 'sources')) {
+      await renderAdmin(view, s.api);
+    } else if (page === 'tool' && arg !== '') {
       await renderTool(view, s.api, s.mcp, s.hub, catalogOf(s), arg);
     } else if (page === 'activity') {
       leavePage = renderActivity(view, s.hub);
