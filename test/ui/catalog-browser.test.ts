@@ -337,6 +337,7 @@ describe('catalog browser (/ui/)', { timeout: 120_000 }, () => {
       ['activity', '#/activity', '#live-state.state-live'],
       ['sources', '#/sources', '#sources'],
       ['resources', '#/resources', '#resources'],
+      ['connections', '#/connections', '#no-connections'],
     ]) {
       await page.goto(`${server.url}/ui/${hash}`);
       await page.waitForSelector(ready);
@@ -349,6 +350,6 @@ describe('catalog browser (/ui/)', { timeout: 120_000 }, () => {
     await page.waitForSelector('dialog.confirm[open]');
     found.confirm = await seriousViolations(page, server.url);
     await page.click('#decline-call');
-    assert.deepEqual(found, { signIn: [], catalog: [], tool: [], activity: [], sources: [], resources: [], confirm: [] });
+    assert.deepEqual(found, { signIn: [], catalog: [], tool: [], activity: [], sources: [], resources: [], connections: [], confirm: [] });
   });
 });

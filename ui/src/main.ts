@@ -5,6 +5,7 @@
 import { renderActivity, renderSession } from './activity-view.js';
 import { Api, ApiError, forgetCredential, storeCredential, storedCredential } from './api.js';
 import { renderCatalog } from './catalog-view.js';
+import { renderConnections } from './connections-view.js';
 import { el, replaceChildren } from './dom.js';
 import { renderItems, renderPrompt, renderResource } from './items-view.js';
 import { EventHub } from './event-hub.js';
@@ -122,6 +123,8 @@ async function route(): Promise<void> {
       await renderResource(view, s.mcp, arg);
     } else if (page === 'prompt' && arg !== '') {
       await renderPrompt(view, s.mcp, arg);
+    } else if (page === 'connections') {
+      await renderConnections(view, s.api);
     } else if (page === 'sources') {
       await renderSources(view, s.api);
     } else {
