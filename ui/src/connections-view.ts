@@ -23,7 +23,7 @@ interface Connection {
 const STATE_TEXT: Record<string, string> = { connected: 'connected', not_connected: 'not connected', refused: 'refused by the upstream', disconnected: 'disconnected' };
 const AUTOMATIC: Record<string, string> = {
   'identity-headers': 'Nothing to connect: the host tells this upstream who you are.',
-  'token-exchange': 'Nothing to connect: the host exchanges your sign-in token for this upstream.',
+  'token-exchange': 'Nothing to connect: the host sends this upstream your sign-in token, or one exchanged for it.',
 };
 
 export async function renderConnections(view: HTMLElement, api: Api): Promise<void> {
