@@ -181,12 +181,12 @@ export class JwtVerifier implements TokenVerifier {
       this.options.logger?.warn({ err: (err as Error).message }, 'unexpected error verifying a JWT');
       return fail('JWT verification failed');
     }
-    const outcome = this.principalOf(payload);
+    const outcome = this.principalOf(payload, token);
     if (outcome.ok && this.options.verifiedTokenCacheMs > 0) this.remember(token, outcome.principal, payload.exp as number);
     return outcome;
   }
 
-  private principalOf(payload: JWTPayload): AuthOutcome {
+  private principalOf(payload: JWTPayload, token: string): AuthOutcome {
     const { claims, tenants } = this.options;
     const id = claimAt(payload, claims.principal);
     if (typeof id !== 'string' || id.length === 0 || id.length > 256) return fail(`JWT has no usable principal claim (${claimName(claims.principal)})`);
@@ -200,7 +200,7 @@ export class JwtVerifier implements TokenVerifier {
     else if (Array.isArray(raw) && raw.every((s) => typeof s === 'string')) scopes = raw as string[];
     else return fail(`JWT scopes claim (${claimName(claims.scopes)}) is malformed: expected a space-separated string or an array of strings`);
     if (scopes.length > MAX_SCOPES) return fail(`JWT carries more than ${MAX_SCOPES} scopes`);
-    return { ok: true, principal: { id, tenant, scopes: new Set(scopes), kind: 'jwt', key: principalKey('jwt', tenant, id), claims: payload } };
+    return { ok: true, principal: { id, tenant, scopes: new Set(scopes), kind: 'jwt', key: principalKey('jwt', tenant, id), claims: payload, presentedToken: () => token } };
   }
 
   private remember(token: string, principal: Principal, exp: number): void {

@@ -15,6 +15,12 @@ export interface Principal extends Caller {
    * request path does not build strings; absent on hand-made principals.
    */
   readonly key?: string;
+  /**
+   * The JWT a JWT principal presented, for the upstream modes that exchange
+   * or forward it (upstream/token-exchange.ts). A function, so the value is
+   * never enumerated, serialized or logged with the principal object.
+   */
+  readonly presentedToken?: () => string;
 }
 
 export type AuthOutcome =

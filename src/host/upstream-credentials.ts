@@ -48,7 +48,7 @@ export function setUpUpstreamCredentials(loaded: LoadedConfig, env: NodeJS.Proce
         problems.push(`${file}: ${err.message}`);
       }
     }
-    sources.set(id, { config: credentials, signingKey });
+    sources.set(id, { config: credentials, signingKey, clientSecret: tokenExchangeSecret(file, pointer, credentials, where, problems) });
   }
   const oauth = oauthUpstreams(loaded, governed, urls, where, problems);
   const perPrincipal = governed.filter(([, , c]) => c.mode === 'per-principal' || c.mode === 'oauth').map(([, pointer]) => pointer);
@@ -102,4 +102,24 @@ function oauthUpstreams(loaded: LoadedConfig, governed: [string, string, Credent
     out.set(id, new OAuthUpstream(id, serverUrl, `${publicUrl}/oauth/callback`, { clientId: c.oauth?.clientId, clientSecret, scopes: c.oauth?.scopes }));
   }
   return out;
+}
+
+/** token-exchange: the endpoint is required unless forwarding, and the client secret is read once, here. */
+function tokenExchangeSecret(file: string, pointer: string, c: CredentialsConfig, where: { env: NodeJS.ProcessEnv; configDir: string }, problems: string[]): string | undefined {
+  if (c.mode !== 'token-exchange') return undefined;
+  const te = c.tokenExchange;
+  if (te?.forward) return undefined;
+  if (!te?.tokenEndpoint) {
+    problems.push(`${file}: ${pointer}/tokenExchange: token-exchange needs tokenExchange.tokenEndpoint (or forward: true to send the caller's JWT unchanged)`);
+    return undefined;
+  }
+  if (te.clientSecret && !te.clientId) problems.push(`${file}: ${pointer}/tokenExchange/clientSecret: a client secret needs tokenExchange.clientId`);
+  if (!te.clientSecret) return undefined;
+  try {
+    return readSecretRef(te.clientSecret, where, `${pointer}/tokenExchange/clientSecret`);
+  } catch (err) {
+    if (!(err instanceof SecretRefError)) throw err;
+    problems.push(`${file}: ${err.message}`);
+    return undefined;
+  }
 }

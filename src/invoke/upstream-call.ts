@@ -26,16 +26,20 @@ export async function dispatchAsCaller(deps: InvokeDeps, caller: Principal, tool
   const source = deps.sources.sourceFor(toolId);
   if (!credentials || !source || !credentials.governs(source.id)) return dispatchCall(deps.sources, toolId, args, context);
   let resolved = await credentials.forCall(source.id, caller);
+  if (resolved && 'error' in resolved) return errorResult(resolved.error);
   if (resolved && 'connect' in resolved) {
     if (!(await askToConnect(credentials, caller, resolved.connect, context, deps.callTimeoutMs))) return connectResult(resolved.connect);
     resolved = await credentials.forCall(source.id, caller);
-    if (resolved && 'connect' in resolved) return connectResult(resolved.connect);
+    if (resolved && !('credential' in resolved)) return 'connect' in resolved ? connectResult(resolved.connect) : errorResult(resolved.error);
   }
   const credential = resolved?.credential;
   try {
     return scrubbed(await dispatchCall(deps.sources, toolId, args, { ...context, credential }), credential);
   } catch (err) {
-    if (err instanceof UpstreamCredentialRefused) return connectResult(await credentials.refused(source.id, caller));
+    if (err instanceof UpstreamCredentialRefused) {
+      const refusal = await credentials.refused(source.id, caller);
+      return 'error' in refusal ? errorResult(refusal.error) : connectResult(refusal);
+    }
     throw err;
   }
 }
@@ -44,6 +48,11 @@ export async function dispatchAsCaller(deps: InvokeDeps, caller: Principal, tool
 function scrubbed(outcome: DispatchOutcome, credential: UpstreamCredential | undefined): DispatchOutcome {
   if (!credential || credential.secrets.length === 0) return outcome;
   return { ...outcome, result: new SecretScrubber(credential.secrets).value(outcome.result) as DispatchOutcome['result'] };
+}
+
+/** A call that cannot carry the caller's credential (no JWT, a refused exchange): an error, no connect link. */
+function errorResult(message: string): DispatchOutcome {
+  return { status: 'error', result: { content: [{ type: 'text', text: message }], isError: true } };
 }
 
 function connectResult(need: ConnectNeeded): DispatchOutcome {

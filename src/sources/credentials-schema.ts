@@ -8,7 +8,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CLOSED, MapOf, StringEnum } from '../util/schema-builders.js';
 import { secretRefSchema } from '../util/secret-ref.js';
 
-export const CREDENTIAL_MODES = ['shared', 'per-principal', 'identity-headers', 'oauth'] as const;
+export const CREDENTIAL_MODES = ['shared', 'per-principal', 'identity-headers', 'oauth', 'token-exchange'] as const;
 export type CredentialMode = (typeof CREDENTIAL_MODES)[number];
 
 /** An HTTP header name (RFC 9110 token). */
@@ -17,7 +17,7 @@ const HEADER_NAME = '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$';
 export const credentialsSchema = Type.Object(
   {
     /** shared (default): the source's configured credential; per-principal: each principal's own stored secret; identity-headers: who calls, as headers. */
-    mode: StringEnum(CREDENTIAL_MODES, { description: 'Whose credential reaches the upstream: shared (default), per-principal, identity-headers or oauth.' }),
+    mode: StringEnum(CREDENTIAL_MODES, { description: 'Whose credential reaches the upstream: shared (default), per-principal, identity-headers, oauth or token-exchange.' }),
     /** per-principal: how the principal's secret is sent (default bearer). `query` only for connectors. */
     type: Type.Optional(StringEnum(['bearer', 'header', 'basic', 'query'], { description: 'per-principal: how the secret is sent (default bearer).' })),
     /** per-principal: the header or query parameter name for `header` and `query`. */
@@ -31,6 +31,22 @@ export const credentialsSchema = Type.Object(
           scopes: Type.Optional(Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' }), { maxItems: 50, description: 'Scopes asked for (default: what the resource metadata lists, else none).' })),
         },
         { ...CLOSED, description: 'oauth: how the host is a client of the upstream\'s authorization server.' },
+      ),
+    ),
+    /** token-exchange: where and how the caller's JWT is exchanged (RFC 8693), or `forward` to send it unchanged. */
+    tokenExchange: Type.Optional(
+      Type.Object(
+        {
+          forward: Type.Optional(Type.Boolean({ description: "Send the caller's own JWT unchanged (the upstream trusts the host's identity provider); no exchange." })),
+          tokenEndpoint: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', description: 'The RFC 8693 token endpoint (required unless forward).' })),
+          clientId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "The host's client id at the token endpoint." })),
+          clientSecret: Type.Optional(secretRefSchema),
+          audience: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'The `audience` asked for (the upstream as the token endpoint names it).' })),
+          resource: Type.Optional(Type.String({ pattern: '^https?://[^\\s#]+$', description: 'The `resource` asked for (the upstream URL).' })),
+          scopes: Type.Optional(Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' }), { maxItems: 50, description: 'Scopes asked for.' })),
+          subjectTokenType: Type.Optional(StringEnum(['jwt', 'access_token'], { description: 'The subject_token_type sent (default jwt).' })),
+        },
+        { ...CLOSED, description: "token-exchange: exchange the caller's JWT for the upstream's (RFC 8693), or forward it." },
       ),
     ),
     /** Shown to the person asked to connect (default: the source id). */

@@ -19,6 +19,7 @@ import { rowBinding, SealError, type Keyring } from './cipher.js';
 import type { OAuthUpstream } from './oauth-client.js';
 import { OAuthGrants } from './oauth-grants.js';
 import { IdentityHeaders } from './identity-headers.js';
+import { TokenExchange } from './token-exchange.js';
 import { secretCredential } from './principal-secret.js';
 
 /** Where and why a person must connect before the call can run. */
@@ -29,7 +30,8 @@ export interface ConnectNeeded {
   message: string;
 }
 
-export type CallCredential = { credential: UpstreamCredential } | { connect: ConnectNeeded };
+/** The caller's credential; where to connect; or why the call cannot carry one (a refused token exchange). */
+export type CallCredential = { credential: UpstreamCredential } | { connect: ConnectNeeded } | { error: string };
 
 /** What a principal sees of one of its connections: never the secret. */
 export interface ConnectionView {
@@ -48,6 +50,8 @@ export interface UpstreamSourceCredentials {
   config: CredentialsConfig;
   /** identity-headers with `sign`: the shared key, read at start. */
   signingKey?: Uint8Array;
+  /** token-exchange: the host's client secret at the token endpoint, read at start. */
+  clientSecret?: string;
 }
 
 export interface UpstreamCredentialsOptions {
@@ -76,6 +80,7 @@ interface Meta {
 
 export class UpstreamCredentials {
   private readonly identity = new Map<string, IdentityHeaders>();
+  private readonly exchanges = new Map<string, TokenExchange>();
   private readonly changes = new EventEmitter();
   /** The OAuth grants of `oauth` sources (present when one is configured). */
   readonly oauth?: OAuthGrants;
@@ -94,6 +99,7 @@ export class UpstreamCredentials {
     }
     for (const [id, s] of options.sources) {
       if (s.config.mode === 'identity-headers') this.identity.set(id, new IdentityHeaders(s.config, IdentityHeaders.signer(id, s.config, s.signingKey)));
+      if (s.config.mode === 'token-exchange') this.exchanges.set(id, new TokenExchange({ sourceId: id, config: s.config, clientSecret: s.clientSecret, logger: options.logger }));
     }
   }
 
@@ -115,6 +121,7 @@ export class UpstreamCredentials {
     // The connection owner names tenant and principal: per-caller connections are never shared across them.
     const connectionOwner = `${principal.tenant}\u0000${owner}`;
     if (source.config.mode === 'identity-headers') return { credential: await this.identity.get(sourceId)!.credential(principal, connectionOwner) };
+    if (source.config.mode === 'token-exchange') return this.exchanges.get(sourceId)!.credential(principal, connectionOwner);
     if (source.config.mode === 'oauth') {
       const credential = await this.oauth!.credential(sourceId, principal.tenant, owner, connectionOwner);
       return credential ? { credential } : { connect: this.connectNeeded(sourceId, 'not connected', principal) };
@@ -135,9 +142,14 @@ export class UpstreamCredentials {
   }
 
   /** The upstream refused the caller's credential: the next call asks the person again. */
-  async refused(sourceId: string, principal: Principal): Promise<ConnectNeeded> {
+  async refused(sourceId: string, principal: Principal): Promise<ConnectNeeded | { error: string }> {
     const owner = ownerOf(principal);
     const source = this.options.sources.get(sourceId);
+    if (source?.config.mode === 'token-exchange') {
+      // Nothing to connect: the next call exchanges again (or the caller presents a fresh JWT).
+      this.exchanges.get(sourceId)!.forget(principal, `${principal.tenant}\u0000${owner}`);
+      return { error: `${source.config.label ?? sourceId} refused the token it was given for you; call again with a fresh token from your identity provider.` };
+    }
     if (source?.config.mode === 'per-principal' || source?.config.mode === 'oauth') {
       const row = await this.table().get(principal.tenant, owner, sourceId);
       const state = source.config.mode === 'oauth' ? 'disconnected' : 'refused';
@@ -174,7 +186,8 @@ export class UpstreamCredentials {
     return this.sourceIds().map((id) => {
       const { config } = this.options.sources.get(id)!;
       const label = config.label ?? id;
-      if (config.mode === 'identity-headers') return { source: id, label, mode: config.mode, state: 'connected' as const };
+      // Nothing for a person to connect: the host sends who calls (identity headers) or the caller's own JWT (token exchange).
+      if (config.mode === 'identity-headers' || config.mode === 'token-exchange') return { source: id, label, mode: config.mode, state: 'connected' as const };
       const row = bySource.get(id);
       const meta = row ? parseMeta(row.meta) : undefined;
       const extra = { ...(row ? { updatedAt: row.updatedAt } : {}), ...(meta?.scopes ? { scopes: meta.scopes } : {}), ...(meta?.expiresAt ? { expiresAt: meta.expiresAt } : {}) };

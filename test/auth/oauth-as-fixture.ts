@@ -9,11 +9,14 @@
 // issues refresh tokens, rotated on every use (the refresh_token grant), can
 // revoke them (RFC 7009), sends `iss` with the code (RFC 9207), and takes the
 // person who approves from an `x-test-user` header on the authorization
-// request (the token's `sub`; the client id when absent).
+// request (the token's `sub`; the client id when absent). It also takes
+// the RFC 8693 token-exchange grant from a pre-registered client: the
+// subject token must be a JWT this server signed, and the issued token has
+// its subject and the requested `audience` (else `resource`).
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SignJWT } from 'jose';
+import { jwtVerify, SignJWT } from 'jose';
 import { jwksOf, makeKey, type SigningKey } from './jwt-fixture.js';
 
 export interface OAuthClient {
@@ -36,6 +39,10 @@ export interface AuthorizationServer {
   holdRefreshes(): () => void;
   /** Forgets every refresh token (the next refresh is refused with invalid_grant). */
   forgetRefreshTokens(): void;
+  /** Token-exchange requests received (who exchanged what for which audience). */
+  exchanges: { clientId: string; subject: string | null; subjectTokenType: string | null; audience: string | null; resource: string | null }[];
+  /** Audiences a token exchange is refused for (invalid_target). */
+  refusedAudiences: Set<string>;
   /** Signs a token as this server would, for any audience (a test's forged or misdirected token). */
   sign(claims: Record<string, unknown>): Promise<string>;
   close(): Promise<void>;
@@ -66,6 +73,24 @@ export async function startAuthorizationServer(clients: Record<string, OAuthClie
   const json = (res: import('node:http').ServerResponse, status: number, body: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
   };
+  const exchange = async (authorization: string | undefined, form: URLSearchParams): Promise<[number, unknown]> => {
+    const basic = /^Basic (.+)$/.exec(authorization ?? '');
+    const [clientId, secret] = basic ? Buffer.from(basic[1], 'base64').toString('utf8').split(':').map(decodeURIComponent) : [];
+    const client = clientId === undefined ? undefined : clients[clientId];
+    if (!client || client.secret !== secret) return [401, { error: 'invalid_client' }];
+    const audience = form.get('audience') ?? form.get('resource');
+    let subject: string | null = null;
+    try {
+      subject = ((await jwtVerify(form.get('subject_token') ?? '', key.publicKey, { issuer })).payload.sub as string | undefined) ?? null;
+    } catch {
+      // an unverifiable subject token is refused below
+    }
+    as.exchanges.push({ clientId, subject, subjectTokenType: form.get('subject_token_type'), audience: form.get('audience'), resource: form.get('resource') });
+    if (subject === null) return [400, { error: 'invalid_grant', error_description: 'subject_token is not valid' }];
+    if (!audience || as.refusedAudiences.has(audience)) return [400, { error: 'invalid_target', error_description: 'this client may not get tokens for that audience' }];
+    const token = await sign({ sub: subject, aud: audience, act: { sub: clientId } });
+    return [200, { access_token: token, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 300 }];
+  };
   const as: AuthorizationServer = {
     issuer: '',
     jwksUrl: '',
@@ -74,6 +99,8 @@ export async function startAuthorizationServer(clients: Record<string, OAuthClie
     refreshes: 0,
     revoked: [],
     accessTtlSec: 300,
+    exchanges: [],
+    refusedAudiences: new Set(),
     holdRefreshes() {
       let release!: () => void;
       held = new Promise<void>((r) => (release = r));
@@ -104,7 +131,7 @@ export async function startAuthorizationServer(clients: Record<string, OAuthClie
           registration_endpoint: `${issuer}register`,
           revocation_endpoint: `${issuer}revoke`,
           authorization_response_iss_parameter_supported: true,
-          grant_types_supported: ['client_credentials', 'authorization_code'],
+          grant_types_supported: ['client_credentials', 'authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange'],
           token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
           response_types_supported: ['code'],
           code_challenge_methods_supported: ['S256'],
@@ -171,6 +198,10 @@ export async function startAuthorizationServer(clients: Record<string, OAuthClie
         refreshTokens.delete(token);
         as.revoked.push(token);
         return void res.writeHead(200).end();
+      }
+      if (req.method === 'POST' && url.pathname === '/token' && new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('grant_type') === 'urn:ietf:params:oauth:grant-type:token-exchange') {
+        void exchange(req.headers.authorization, new URLSearchParams(Buffer.concat(chunks).toString('utf8'))).then(([status, body]) => json(res, status, body));
+        return;
       }
       if (req.method === 'POST' && url.pathname === '/token') {
         const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');

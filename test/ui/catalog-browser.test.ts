@@ -442,6 +442,7 @@ describe('catalog browser (/ui/)', { timeout: 120_000 }, () => {
       ['activity', '#/activity', '#live-state.state-live'],
       ['sources', '#/sources', '#sources'],
       ['resources', '#/resources', '#resources'],
+      ['connections', '#/connections', '#no-connections'],
     ]) {
       await page.goto(`${server.url}/ui/${hash}`);
       await page.waitForSelector(ready);
@@ -456,6 +457,6 @@ describe('catalog browser (/ui/)', { timeout: 120_000 }, () => {
     await page.click('#decline-call');
     await page.waitForSelector('#call-events');
     found.result = await axeViolations(page, server.url);
-    assert.deepEqual(found, { signIn: [], catalog: [], tool: [], activity: [], sources: [], resources: [], confirm: [], result: [] });
+    assert.deepEqual(found, { signIn: [], catalog: [], tool: [], activity: [], sources: [], resources: [], connections: [], confirm: [], result: [] });
   });
 });

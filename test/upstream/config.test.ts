@@ -1,7 +1,7 @@
 // Upstream-credential config problems stop the start with the file, the
 // place and the problem: a per-principal source without sealing keys or an
 // event store, oauth on a connector or without a public URL, a query
-// credential on an MCP server, a short signing key.
+// credential on an MCP server, a short signing key, a token exchange without its endpoint.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -49,4 +49,13 @@ test('oauth only for MCP servers, and only with a public URL; no query credentia
 
 test('shared (the default) needs nothing', () => {
   assert.deepEqual(problems(mcp({ mode: 'shared' })), []);
+});
+
+test('token-exchange needs a token endpoint unless it forwards, and a client id with its secret; no event store or keys', () => {
+  assert.deepEqual(problems(mcp({ mode: 'token-exchange', tokenExchange: { tokenEndpoint: 'https://idp.example/token' } })), []);
+  assert.deepEqual(problems(mcp({ mode: 'token-exchange', tokenExchange: { forward: true } })), []);
+  assert.deepEqual(problems(mcp({ mode: 'token-exchange' })), ["<file>: /sources/mcp/0/credentials/tokenExchange: token-exchange needs tokenExchange.tokenEndpoint (or forward: true to send the caller's JWT unchanged)"]);
+  const p = problems(mcp({ mode: 'token-exchange', tokenExchange: { tokenEndpoint: 'https://idp.example/token', clientSecret: { env: 'NOT_SET' } } }));
+  assert.ok(p.some((l) => /tokenExchange\/clientSecret: a client secret needs tokenExchange\.clientId/.test(l)), p.join('\n'));
+  assert.ok(p.some((l) => /tokenExchange\/clientSecret/.test(l) && /NOT_SET/.test(l)), p.join('\n'));
 });

@@ -10,6 +10,7 @@ import { isAdmin } from './admin-api.js';
 import { renderAdmin, showNavFor } from './admin-view.js';
 import { Api, ApiError, forgetCredential, storeCredential, storedCredential } from './api.js';
 import { renderCatalog } from './catalog-view.js';
+import { renderConnections } from './connections-view.js';
 import { el, replaceChildren } from './dom.js';
 import { renderItems, renderPrompt, renderResource } from './items-view.js';
 import { EventHub } from './event-hub.js';
@@ -149,6 +150,8 @@ async function route(): Promise<void> {
       await renderResource(view, s.mcp, arg);
     } else if (page === 'prompt' && arg !== '') {
       await renderPrompt(view, s.mcp, arg);
+    } else if (page === 'connections') {
+      await renderConnections(view, s.api);
     } else if (page === 'sources') {
       await renderSources(view, s.api);
     } else {
