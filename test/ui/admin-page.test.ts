@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { startTestServer, writeConfig, type TestServer } from '../helpers/server.js';
 import { launchBrowser } from './browser.js';
-import { seriousViolations, signIn, tableToolIds } from './page-helpers.js';
+import { axeViolations, signIn, tableToolIds } from './page-helpers.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const EVERYTHING = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -81,14 +81,14 @@ describe('admin page (/ui/#/admin)', { timeout: 120_000 }, () => {
     const added = await page.$$eval('#admin-diff section[aria-label="Tenant acme"] li', (items) => items.map((li) => li.textContent));
     assert.ok(added.includes('mcp:everything.echo'), `the dry run lists the new tools: ${added.join(', ')}`);
     assert.ok(!(await served()).includes('mcp:everything.echo'), 'a dry run changes nothing');
-    assert.deepEqual(await seriousViolations(page, server.url), [], 'the preview is accessible');
+    assert.deepEqual(await axeViolations(page, server.url), [], 'the preview is accessible');
 
     await page.click('#admin-apply');
     await page.waitForSelector('#admin-status:text("Applied: add MCP server everything.")');
     assert.ok((await served()).includes('mcp:everything.echo'));
     assert.match((await page.textContent('#admin-mcp tr[data-id="everything"]')) ?? '', /stdio/);
     assert.deepEqual(await page.$$eval('#admin-audit tbody tr td:nth-child(4)', (cells) => cells.map((c) => c.textContent)), ['create']);
-    assert.deepEqual(await seriousViolations(page, server.url), [], 'the admin page is accessible');
+    assert.deepEqual(await axeViolations(page, server.url), [], 'the admin page is accessible');
 
     await page.click('nav a[href="#/catalog"]');
     const ids = await tableToolIds(page);
@@ -135,7 +135,7 @@ describe('admin page (/ui/#/admin)', { timeout: 120_000 }, () => {
     await page.click('#admin-add-connectors');
     await page.fill('#src-id', 'tickets');
     await page.fill('#src-document', TICKETS);
-    assert.deepEqual(await seriousViolations(page, server.url), [], 'the form is accessible');
+    assert.deepEqual(await axeViolations(page, server.url), [], 'the form is accessible');
     await page.click('#source-form button[type=submit]');
     await page.waitForSelector('#admin-diff');
     const added = await page.$$eval('#admin-diff section[aria-label="Tenant acme"] li', (items) => items.map((li) => li.textContent));

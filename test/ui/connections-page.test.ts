@@ -22,7 +22,7 @@ import { serve, type RunningServer } from '../../src/host/serve.js';
 import { tempDir, writeConfig } from '../helpers/server.js';
 import { bearerTokens, startWhoamiMcp, type Upstream } from '../upstream/fixtures.js';
 import { launchBrowser } from './browser.js';
-import { seriousViolations, signIn } from './page-helpers.js';
+import { axeViolations, signIn } from './page-helpers.js';
 
 const SERVICE = 'svc-listing-token-71c0';
 const SECRET = 'alice-personal-token-5be2d9';
@@ -100,7 +100,7 @@ describe('catalog browser: Connections', { timeout: 120_000 }, () => {
     assert.equal(await state('mcp:remote'), 'not connected');
     assert.match((await card('mcp:exchanged').textContent()) ?? '', /Nothing to connect/);
     assert.equal(await page.title(), 'Connections · toolhost');
-    assert.deepEqual(await seriousViolations(page, host.url), []);
+    assert.deepEqual(await axeViolations(page, host.url), []);
   });
 
   test('a secret typed in the password field is stored, and the next call carries it', async () => {
@@ -129,7 +129,7 @@ describe('catalog browser: Connections', { timeout: 120_000 }, () => {
     assert.equal(await card('mcp:remote').locator('.scopes').textContent(), 'files.read files.write');
     assert.match((await card('mcp:remote').locator('.expires').textContent()) ?? '', /renewed before use/);
     assert.match((await card('mcp:remote').locator('a.connect').textContent()) ?? '', /^Reconnect Remote$/);
-    assert.deepEqual(await seriousViolations(page, host.url), []);
+    assert.deepEqual(await axeViolations(page, host.url), []);
   });
 
   test('disconnect forgets the secret and revokes the grant', async () => {

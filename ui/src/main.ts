@@ -137,6 +137,8 @@ async function route(): Promise<void> {
   }
   try {
     if (page === 'admin' || (!s.tenant && page !== 'sources')) {
+      // Sources change here: the catalog is read again when next shown.
+      if (s.tenant) s.catalog = undefined;
       await renderAdmin(view, s.api);
     } else if (page === 'tool' && arg !== '') {
       await renderTool(view, s.api, s.mcp, s.hub, catalogOf(s), arg);
