@@ -10,8 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { benchConfig } from '../../bench/config.js';
 import { startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
-import { launchBrowser } from './browser.js';
-import { signIn } from './page-helpers.js';
+import { launchBrowser } from '../ui/browser.js';
+import { signIn } from '../ui/page-helpers.js';
 
 const TOOLS = 10_000;
 const KEY = 'ui-scale-key';
