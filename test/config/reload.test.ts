@@ -40,7 +40,8 @@ let version = 0;
 function config(tier: 'pure' | 'read', extra: { mcp?: boolean; mcpEnv?: Record<string, string>; server?: Record<string, unknown> } = {}): Record<string, unknown> {
   return {
     ...(extra.server ? { server: extra.server } : {}),
-    tenants: { a: { tools: ['*'] } },
+    // No rate limit: 8 clients calling as fast as they can would meet it, which is not what this test checks.
+    tenants: { a: { tools: ['*'], rateLimit: false } },
     principals: [{ id: 'pa', tenant: 'a', keyHash: hashApiKey('ka') }],
     policy: { rules: [{ match: 'openwop:t.*', safetyTier: tier, replayPolicy: 'deterministic', egress: 'none' }] },
     sources: {
