@@ -15,6 +15,7 @@ import { ConfigError } from '../util/validated-yaml.js';
 import { catalogDiff, digestOf, etagOf, masked, maskedConfig, problemsOf, unmasked, type TenantDiff } from './admin-view.js';
 import type { ConfigReloader } from './reload.js';
 import type { ConfigChangeStore } from '../events/config-changes.js';
+import type { ChangeRequest } from '../http/admin-routes.js';
 
 /** How often a replica looks for changes other replicas stored. */
 const SYNC_INTERVAL_MS = 250;
@@ -54,19 +55,6 @@ export interface AuditRecord {
   after: string | null;
 }
 
-export interface ChangeRequest {
-  kind: ResourceKind;
-  id: string;
-  /** The new resource; null deletes it. */
-  value: unknown;
-  /** `create` refuses an existing resource; otherwise `ifMatch` must be its current ETag. */
-  create: boolean;
-  ifMatch?: string;
-  dryRun: boolean;
-  who: string;
-  /** The resource's path, for the audit record. */
-  resource: string;
-}
 
 export type ChangeResult = { dryRun: true; changes: Record<string, TenantDiff>; refusedSettings: string[] } | { dryRun: false; value: unknown; etag: string; generation: number };
 

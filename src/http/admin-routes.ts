@@ -12,22 +12,28 @@ import type { ResourceKind } from '../config/layer.js';
 import { JSON_TYPE } from './respond.js';
 
 /** What the admin routes ask of the host (host/admin.ts). */
+/** One change asked of the admin API, as the route hands it to the host (host/admin.ts). */
+export interface ChangeRequest {
+  kind: ResourceKind;
+  id: string;
+  /** The new resource; null deletes it. */
+  value: unknown;
+  /** `create` refuses an existing resource; otherwise `ifMatch` must be its current ETag. */
+  create: boolean;
+  ifMatch?: string;
+  dryRun: boolean;
+  who: string;
+  /** The resource's path, for the audit record. */
+  resource: string;
+}
+
 export interface AdminApi {
   adminOf(token: string | undefined): Promise<string | undefined>;
   effectiveConfig(): unknown;
   list(kind: Exclude<ResourceKind, 'policy-rules'>): { items: { id: string; etag: string; value: unknown }[] };
   get(kind: ResourceKind, id: string): { value: unknown; etag: string } | undefined;
   audit(after?: number, limit?: number): unknown[];
-  change(req: {
-    kind: ResourceKind;
-    id: string;
-    value: unknown;
-    create: boolean;
-    ifMatch?: string;
-    dryRun: boolean;
-    who: string;
-    resource: string;
-  }): Promise<{ dryRun: true; changes: unknown; refusedSettings: string[] } | { dryRun: false; value: unknown; etag: string; generation: number }>;
+  change(req: ChangeRequest): Promise<{ dryRun: true; changes: unknown; refusedSettings: string[] } | { dryRun: false; value: unknown; etag: string; generation: number }>;
 }
 
 const PREFIX = '/admin/v1';
