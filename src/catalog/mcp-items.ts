@@ -161,10 +161,19 @@ export class ItemsStore {
   private readonly listeners = new Set<SwapListener>();
 
   constructor(
-    private readonly tenants: ReadonlyMap<string, ItemRules>,
-    private readonly policy: Policy,
+    private tenants: ReadonlyMap<string, ItemRules>,
+    private policy: Policy,
   ) {
     this.snapshot = new ItemsSnapshot(this.servers, tenants, policy);
+  }
+
+  /** New rules and a new set of servers (a config reload), swapped in as one snapshot. */
+  reconfigure(tenants: ReadonlyMap<string, ItemRules>, policy: Policy, servers: ReadonlyMap<string, McpItemLists>): void {
+    this.tenants = tenants;
+    this.policy = policy;
+    this.servers.clear();
+    for (const [id, lists] of servers) this.servers.set(id, lists);
+    this.swap();
   }
 
   current(): ItemsSnapshot {
@@ -175,6 +184,10 @@ export class ItemsStore {
   set(serverId: string, lists: McpItemLists): void {
     if (this.servers.get(serverId) === lists) return;
     this.servers.set(serverId, lists);
+    this.swap();
+  }
+
+  private swap(): void {
     const previous = this.snapshot;
     this.snapshot = new ItemsSnapshot(this.servers, this.tenants, this.policy);
     for (const l of this.listeners) l(this.snapshot, previous);

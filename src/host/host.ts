@@ -221,6 +221,7 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
   const projected = new Set<Source>(sources.list.map((s) => s.kind));
   const frontDoor = config.mcp?.enabled ?? true;
   const discovery = buildDiscovery([...projected], { sessionLifecycle: frontDoor && events !== undefined });
+  const items = itemDeps(loaded, sources, policy, { events, metrics, tracing });
   const invoke: InvokeDeps = {
     store,
     sources,
@@ -229,7 +230,7 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
     callTimeoutMs: config.mcp?.callTimeoutMs ?? 60_000,
     toolCalls: metrics.toolCalls,
     tracing,
-    items: itemDeps(loaded, sources, policy, { events, metrics, tracing }),
+    items,
     credentials,
   };
 
@@ -245,6 +246,7 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
     startDeadlineMs: deadline,
     loaded: () => host.loaded,
     setLoaded: (next) => (host.loaded = next),
+    followItems: items.follow,
   });
   if (options.watchConfig !== false && config.server?.watchConfig !== false) {
     const watch = watchConfigFile(loaded.file, reloader, logger);

@@ -6,6 +6,7 @@
 // tools), the source list, the principals, the tenants' limits and MCP
 // defaults. A candidate that fails changes nothing. Unchanged upstreams keep
 // running; replaced and removed ones stop once their running calls finish.
+import type { ItemsFollower } from './mcp-items.js';
 import type { Logger } from 'pino';
 import { recordOfEntry } from '../auth/api-keys.js';
 import type { AuthRuntime } from '../auth/setup.js';
@@ -42,6 +43,8 @@ export interface ReloadParts {
   /** Reads the running config; `setLoaded` replaces it after a swap. */
   loaded(): LoadedConfig;
   setLoaded(next: LoadedConfig): void;
+  /** The MCP servers' resources and prompts follow the new tenants, policy and sources in the same step. */
+  followItems?: ItemsFollower;
 }
 
 export type ReloadOutcome =
@@ -192,6 +195,7 @@ export class ConfigReloader {
     // From the snapshot swap above to here nothing awaits: a request sees the old or the new config.
     const previous = this.parts.sources.list;
     this.parts.sources.replace(next);
+    this.parts.followItems?.(candidate, next, inputs.policy);
     this.swapAuth(running, candidate);
     this.swapMcpDefaults(candidate.config.tenants);
     this.parts.setLoaded(candidate);

@@ -37,11 +37,11 @@ const volume = join(dir, 'volume');
 const configFile = join(volume, 'toolhost.yaml');
 let version = 0;
 
-function config(tier: 'pure' | 'read', extra: { mcp?: boolean; mcpEnv?: Record<string, string>; server?: Record<string, unknown> } = {}): Record<string, unknown> {
+function config(tier: 'pure' | 'read', extra: { mcp?: boolean; mcpEnv?: Record<string, string>; server?: Record<string, unknown>; resources?: string[] } = {}): Record<string, unknown> {
   return {
     ...(extra.server ? { server: extra.server } : {}),
     // No rate limit: 8 clients calling as fast as they can would meet it, which is not what this test checks.
-    tenants: { a: { tools: ['*'], rateLimit: false } },
+    tenants: { a: { tools: ['*'], rateLimit: false, ...(extra.resources ? { resources: extra.resources } : {}) } },
     principals: [{ id: 'pa', tenant: 'a', keyHash: hashApiKey('ka') }],
     policy: { rules: [{ match: 'openwop:t.*', safetyTier: tier, replayPolicy: 'deterministic', egress: 'none' }] },
     sources: {
@@ -191,5 +191,23 @@ describe('config reload', () => {
     const health = (await request(server.url, '/health/sources')).json() as { sources: { id: string }[] };
     assert.ok(!health.sources.some((s) => s.id === 'mcp:everything'));
     await client.close();
+  });
+
+  it('the resources a reload names, of a server it adds, are served; a reload that drops the rule takes them away', async () => {
+    /** The resource URIs a new session lists, or undefined when it is offered no resources. */
+    const listed = async (): Promise<string[] | undefined> => {
+      const c = await connect(server.url, 'ka');
+      try {
+        if (c.getServerCapabilities()?.resources === undefined) return undefined;
+        return (await c.listResources()).resources.map((r) => r.uri);
+      } finally {
+        await c.close();
+      }
+    };
+    assert.equal(await listed(), undefined);
+    writeAtomically(config('read', { mcp: true, resources: ['mcp:everything:*'] }));
+    await waitFor(async () => ((await listed()) ?? []).some((u) => u.startsWith('toolhost-mcp://everything/')), 15_000, 'the added server\'s resources');
+    writeAtomically(config('read', { mcp: true }));
+    await waitFor(async () => (await listed()) === undefined, 10_000, 'the resources gone with their rule');
   });
 });
