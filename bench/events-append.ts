@@ -1,4 +1,4 @@
-// In-process benchmark of the event log's group commit (src/events/log.ts,
+// In-process benchmark of the event log's group commit (src/events/sqlite/log.ts,
 // group-commit.ts): appends per second, and calls per second where a call is
 // what tools/call records (a write-ahead commit of two events, then an answer
 // commit of two), for 1, 8 and 64 concurrent writers, under
@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventLog, type AppendInput, type EventSynchronous, type GroupTrigger } from '../src/events/log.js';
+import { EventLog, type AppendInput, type EventSynchronous, type GroupTrigger } from '../src/events/sqlite/log.js';
 import { ToolSession } from '../src/events/session.js';
 
 const secondsArg = process.argv.indexOf('--seconds');

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventLog } from '../src/events/log.js';
+import { EventLog } from '../src/events/sqlite/log.js';
 import { ToolSession } from '../src/events/session.js';
 
 const PAGE = 1000;

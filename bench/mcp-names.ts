@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { stringify } from 'yaml';
-import { readableForms } from '../src/catalog/mcp-name-forms.js';
+import { readableForms } from '../src/catalog/tool-name-forms.js';
 import { startHost } from '../src/host/host.js';
 import { githubDocument, OCTOKIT_OPENAPI } from './search-catalogs.js';
 

@@ -9,7 +9,7 @@
 //   npx tsx bench/pg-events.ts [--seconds 10] [--concurrency 64] [--writers 3]
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { PostgresEventStore } from '../src/events/postgres-store.js';
+import { PostgresEventStore } from '../src/events/postgres/store.js';
 import type { AppendInput } from '../src/events/event-types.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 

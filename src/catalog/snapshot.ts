@@ -26,7 +26,7 @@ import { type Kind, ListBodies } from './list-body.js';
 import type { BuiltTool, PreviousBuild } from './build.js';
 import type { SchemaTexts } from './describe.js';
 import { Entry, makeEntry, type ToolEntry } from './entry.js';
-import { assignMcpNames, type McpNameMap } from './mcp-names.js';
+import { assignMcpNames, type McpNameMap } from './tool-names.js';
 import { type Caller, type TenantPolicy, visibleToolIds } from './visibility.js';
 
 export type { ToolEntry } from './entry.js';

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import pino from 'pino';
 import { stringify } from 'yaml';
 import { loadConfigFile } from '../config/load.js';
-import { EventLog } from '../events/log.js';
+import { EventLog } from '../events/sqlite/log.js';
 import type { EventStore } from '../events/store.js';
 import { layeredConfig, readStoredLayer } from '../host/admin.js';
 import { maskedConfig } from '../host/admin-view.js';

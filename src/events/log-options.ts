@@ -1,7 +1,7 @@
 // The options of the SQLite event log (log.ts) and their checks; the host
 // fills them from the `events` config section (docs/config.md).
 import type { AppendFailure, EventLogHealth } from './log-health.js';
-import type { GroupTrigger } from './group-commit.js';
+import type { GroupTrigger } from './sqlite/group-commit.js';
 
 /** What is synced to disk before an append resolves (log.ts "Durability"). */
 export type EventSynchronous = 'full' | 'normal';

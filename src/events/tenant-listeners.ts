@@ -3,7 +3,7 @@
 // cursor, the last sequence handed to them. Events go out once each, in
 // sequence order: one at or below the cursor is skipped. How a store finds
 // the events it has not delivered yet is its own (subscribers.ts reads the
-// SQLite file synchronously, postgres-feed.ts reads the database on a
+// SQLite file synchronously, postgres/feed.ts reads the database on a
 // notification); adding, removing, counting and handing over live here.
 import type { ToolEvent } from './event-types.js';
 

@@ -6,8 +6,8 @@
 // errors name the variable or file, never a value.
 import type { Logger } from 'pino';
 import type { EventsConfig } from '../config/schema.js';
-import { describeServer } from '../events/postgres-errors.js';
-import { PostgresEventStore, type PostgresEventStoreOptions } from '../events/postgres-store.js';
+import { describeServer } from '../events/postgres/errors.js';
+import { PostgresEventStore, type PostgresEventStoreOptions } from '../events/postgres/store.js';
 import type { EventLogMetrics } from '../observability/metrics.js';
 import { envRefNames, resolveEnvRefs } from '../util/env-refs.js';
 import { readSecretRef, SecretRefError } from '../util/secret-ref.js';

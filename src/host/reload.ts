@@ -6,7 +6,7 @@
 // tools), the source list, the principals, the tenants' limits and MCP
 // defaults. A candidate that fails changes nothing. Unchanged upstreams keep
 // running; replaced and removed ones stop once their running calls finish.
-import type { ItemsFollower } from './mcp-items.js';
+import type { ItemsFollower } from './resources-prompts.js';
 import type { Logger } from 'pino';
 import { recordOfEntry } from '../auth/api-keys.js';
 import type { AuthRuntime } from '../auth/setup.js';

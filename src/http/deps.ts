@@ -8,7 +8,7 @@ import type { RedisHealth } from '../auth/redis-connection.js';
 import type { Authenticator } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
-import type { ItemsStore } from '../catalog/mcp-items.js';
+import type { ItemsStore } from '../catalog/resources-prompts.js';
 import type { CatalogStore } from '../catalog/store.js';
 import type { EventStore } from '../events/store.js';
 import type { HostMetrics } from '../observability/metrics.js';

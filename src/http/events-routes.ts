@@ -8,7 +8,7 @@
 //
 // Event names on the wire are those of docs/contract.md "Tool sessions" (`tool.session.opened` /
 // `tool.session.closed`); the v2 event code map spells them
-// `tool.session-opened` / `tool.session-closed` (see src/events/log.ts).
+// `tool.session-opened` / `tool.session-closed` (see src/events/sqlite/log.ts).
 //
 // Every answer names the log it was read from (`logId`, in the
 // `Toolhost-Event-Log-Id` header and in the /events body): a cursor is only

@@ -7,7 +7,7 @@ import { principalOf } from './auth-hook.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
 import type { SearchFilter } from '../catalog/search/tool-index.js';
 import type { CatalogStore } from '../catalog/store.js';
-import type { ItemsStore } from '../catalog/mcp-items.js';
+import type { ItemsStore } from '../catalog/resources-prompts.js';
 import { searchItems } from '../catalog/search/item-search.js';
 import type { Authenticator } from '../auth/principal.js';
 import { SAFETY_TIERS, SOURCES, type SafetyTier, type Source } from '../contract/descriptor.js';

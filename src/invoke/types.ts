@@ -8,7 +8,7 @@ import type { EventStore } from '../events/store.js';
 import type { ToolCallMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { SourceRegistry } from '../sources/registry.js';
-import type { ItemDeps } from './mcp-items.js';
+import type { ItemDeps } from './resources-prompts.js';
 import type { UpstreamCredentials } from '../upstream/credentials.js';
 
 /** What a call relays to the client that made it, for the MCP layer to build (it sees sources only through this layer). */
@@ -26,7 +26,7 @@ export interface InvokeDeps {
   toolCalls?: ToolCallMetrics;
   /** A span per call, the upstream hop as its child. */
   tracing?: Tracing;
-  /** The MCP servers' resources and prompts (mcp-items.ts); absent: the front door serves none. */
+  /** The MCP servers' resources and prompts (resources-prompts.ts); absent: the front door serves none. */
   items?: ItemDeps;
   /** Each caller's own upstream credentials, for sources whose credentials are not shared. */
   credentials?: UpstreamCredentials;

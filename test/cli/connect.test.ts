@@ -23,7 +23,7 @@ import { clientConfigs } from '../../src/cli/clients-command.js';
 import { serve, type RunningServer } from '../../src/host/serve.js';
 import { storedEvents } from '../helpers/event-store.js';
 import { tempDir, writeConfig } from '../helpers/server.js';
-import { FIXTURE, root } from '../mcp/front-door-helpers.js';
+import { FIXTURE, root } from '../front-door/front-door-helpers.js';
 
 const BIN = join(root, 'bin/toolhost.js');
 const KEY = 'connect-test-key-5f1e0c';

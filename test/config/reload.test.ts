@@ -11,7 +11,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { stringify } from 'yaml';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { waitFor } from '../events/helpers.js';
-import { connect } from '../mcp/front-door-helpers.js';
+import { connect } from '../front-door/front-door-helpers.js';
 import { request, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 const root = new URL('../../', import.meta.url).pathname;

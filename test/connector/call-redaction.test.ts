@@ -5,7 +5,7 @@
 // "not configured" to the caller (the variable's name only in the log), and a
 // response past the byte cap is cut off while it streams.
 import assert from 'node:assert/strict';
-import { readableMcpName } from '../../src/catalog/mcp-names.js';
+import { readableMcpName } from '../../src/catalog/tool-names.js';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
-import { connect } from '../mcp/front-door-helpers.js';
+import { connect } from '../front-door/front-door-helpers.js';
 
 // Regex-special, JSON-special (`"`, `\`) and URL-special (`+`, `/`, `&`, `=`) characters.
 const TOKEN = 'sk+live/9$(x)*[y]{2}|^"q\\z&a=b.7f3c';

@@ -19,7 +19,7 @@ import { PG_SKIP, startPostgres, type PgServer } from '../helpers/postgres.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { startReplicas, type Replicas } from '../helpers/replicas.js';
 import { openSse, waitFor, type SseClient } from '../events/helpers.js';
-import { connect } from '../mcp/front-door-helpers.js';
+import { connect } from '../front-door/front-door-helpers.js';
 
 const TEXT_PACK = fileURLToPath(new URL('../../examples/demo/packs/text', import.meta.url));
 const CALLS_PER_REPLICA = 1000;

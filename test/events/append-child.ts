@@ -2,7 +2,7 @@
 // named in argv, waits for the shared start time, then runs its plan: waves
 // of concurrent appends (each one tenant's `n` events), a wave after the
 // previous one resolved. Prints what each append was given, then exits.
-import { EventLog, type AppendInput } from '../../src/events/log.js';
+import { EventLog, type AppendInput } from '../../src/events/sqlite/log.js';
 
 interface Batch {
   tenant: string;

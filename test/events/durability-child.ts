@@ -4,7 +4,7 @@
 // append has resolved, then keeps running until the parent SIGKILLs it. It
 // never closes the log, so nothing is checkpointed or flushed by a clean
 // shutdown.
-import { EventLog } from '../../src/events/log.js';
+import { EventLog } from '../../src/events/sqlite/log.js';
 import { ToolSession } from '../../src/events/session.js';
 
 const [file, countText] = process.argv.slice(2);

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { EventLog } from '../../src/events/log.js';
+import { EventLog } from '../../src/events/sqlite/log.js';
 import { logFile } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./durability-child.ts', import.meta.url));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import pino from 'pino';
 import { serve } from '../../src/host/serve.js';
-import { FIXTURE, root } from '../mcp/front-door-helpers.js';
+import { FIXTURE, root } from '../front-door/front-door-helpers.js';
 import { tempDir, writeConfig } from '../helpers/server.js';
 import { waitFor } from './helpers.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { hashApiKey } from '../../src/auth/api-keys.js';
-import { connect } from '../mcp/front-door-helpers.js';
+import { connect } from '../front-door/front-door-helpers.js';
 import { startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { ACME, ACME_KEY, request } from './helpers.js';
 

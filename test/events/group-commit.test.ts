@@ -1,4 +1,4 @@
-// Group commit of the event log (src/events/log.ts "Group commit" and
+// Group commit of the event log (src/events/sqlite/log.ts "Group commit" and
 // "Durability"; group-commit.ts): appends of one turn share one transaction
 // and one fsync, a failing group refuses every append in it and stores
 // nothing, write-ahead records are fsync'd by the next ordinary commit or
@@ -9,8 +9,8 @@ import { syncBuiltinESMExports } from 'node:module';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import pino from 'pino';
-import { EventLog, EventLogUnavailableError, type AppendInput, type ToolEvent } from '../../src/events/log.js';
-import { MAX_GROUP_EVENTS } from '../../src/events/group-commit.js';
+import { EventLog, EventLogUnavailableError, type AppendInput, type ToolEvent } from '../../src/events/sqlite/log.js';
+import { MAX_GROUP_EVENTS } from '../../src/events/sqlite/group-commit.js';
 import { ToolSession } from '../../src/events/session.js';
 import { startHost } from '../../src/host/host.js';
 import { writeConfig } from '../helpers/server.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { hashApiKey } from '../../src/auth/api-keys.js';
-import { EventLog, type AppendInput, type EventLogOptions, type ToolEvent } from '../../src/events/log.js';
+import { EventLog, type AppendInput, type EventLogOptions, type ToolEvent } from '../../src/events/sqlite/log.js';
 import { startHost, type Host } from '../../src/host/host.js';
 import { serve } from '../../src/host/serve.js';
 import { buildApp } from '../../src/http/app.js';

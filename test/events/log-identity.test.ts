@@ -7,7 +7,7 @@ import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import pino from 'pino';
-import { EventLog, EventLogUnavailableError, type AppendInput } from '../../src/events/log.js';
+import { EventLog, EventLogUnavailableError, type AppendInput } from '../../src/events/sqlite/log.js';
 import { startHost } from '../../src/host/host.js';
 import { createEventLogMonitor } from '../../src/host/event-log-monitor.js';
 import { createMetrics } from '../../src/observability/metrics.js';

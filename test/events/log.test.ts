@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { EventLog, type ToolEvent } from '../../src/events/log.js';
+import { EventLog, type ToolEvent } from '../../src/events/sqlite/log.js';
 import { ACME, appendOne, GLOBEX, logFile, openTempLog } from './helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { EventLogUnavailableError } from '../../src/events/log-health.js';
 import type { EventLogHealth } from '../../src/events/log-health.js';
 import type { ToolEvent } from '../../src/events/event-types.js';
-import { PostgresEventStore } from '../../src/events/postgres-store.js';
+import { PostgresEventStore } from '../../src/events/postgres/store.js';
 import { PG_SKIP, startPostgres, type PgServer } from '../helpers/postgres.js';
 import { opened, until } from './store-conformance.js';
 

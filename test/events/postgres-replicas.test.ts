@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import type { ToolEvent } from '../../src/events/event-types.js';
-import { PostgresEventStore } from '../../src/events/postgres-store.js';
+import { PostgresEventStore } from '../../src/events/postgres/store.js';
 import { PG_SKIP, startPostgres, type PgServer } from '../helpers/postgres.js';
 import { opened, returned, until } from './store-conformance.js';
 

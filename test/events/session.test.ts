@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { EventLogUnavailableError, type AppendInput, type EventLog, type ToolEvent } from '../../src/events/log.js';
+import { EventLogUnavailableError, type AppendInput, type EventLog, type ToolEvent } from '../../src/events/sqlite/log.js';
 import type { AppendOptions, EventStore } from '../../src/events/store.js';
 import { ToolSession } from '../../src/events/session.js';
 import { ACME, GLOBEX, openTempLog } from './helpers.js';

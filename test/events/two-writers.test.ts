@@ -1,5 +1,5 @@
 // Two processes appending to one SQLite event log at once, each through its
-// own group commit (src/events/log.ts "Streams", "Group commit"): every
+// own group commit (src/events/sqlite/log.ts "Streams", "Group commit"): every
 // tenant's stream stays gap-free and duplicate-free from 0, each append's
 // events get consecutive sequences in the order given, and every process is
 // told exactly the sequences that were stored. fast-check picks the plans.
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { EventLog } from '../../src/events/log.js';
+import { EventLog } from '../../src/events/sqlite/log.js';
 import { logFile } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./append-child.ts', import.meta.url));

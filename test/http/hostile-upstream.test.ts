@@ -14,7 +14,7 @@ import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
-import { connect } from '../mcp/front-door-helpers.js';
+import { connect } from '../front-door/front-door-helpers.js';
 import { request, startTestServer, writeConfig, type TestServer } from '../helpers/server.js';
 
 const root = new URL('../../', import.meta.url).pathname;

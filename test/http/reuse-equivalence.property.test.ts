@@ -15,7 +15,7 @@ import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
-import { connect, listAll } from '../mcp/front-door-helpers.js';
+import { connect, listAll } from '../front-door/front-door-helpers.js';
 import { request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import type { McpToolSource } from '../../src/sources/mcp/index.js';
 

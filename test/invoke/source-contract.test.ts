@@ -16,7 +16,7 @@ import type { Principal } from '../../src/auth/principal.js';
 import { CatalogStore } from '../../src/catalog/store.js';
 import { compileTenant } from '../../src/catalog/visibility.js';
 import { Policy } from '../../src/classify/policy.js';
-import { EventLog, EventLogUnavailableError, type AppendInput } from '../../src/events/log.js';
+import { EventLog, EventLogUnavailableError, type AppendInput } from '../../src/events/sqlite/log.js';
 import type { AppendOptions, EventStore } from '../../src/events/store.js';
 import { callCatalogTool } from '../../src/invoke/call.js';
 import type { InvokeDeps } from '../../src/invoke/types.js';

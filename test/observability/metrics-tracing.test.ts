@@ -7,8 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createTracing, tracingRequested } from '../../src/observability/tracing.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { API_SECRET, CANARY_ARG, CANARY_RESULT, connect, startApi, writeWorld } from '../mcp/front-door-helpers.js';
-import { readableMcpName } from '../../src/catalog/mcp-names.js';
+import { API_SECRET, CANARY_ARG, CANARY_RESULT, connect, startApi, writeWorld } from '../front-door/front-door-helpers.js';
+import { readableMcpName } from '../../src/catalog/tool-names.js';
 
 async function metricsText(url: string): Promise<string> {
   return (await request(url, '/metrics')).text;

@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { storedEvents } from '../helpers/event-store.js';
 import { request, startTestServer, tempDir, type TestServer, writeConfig } from '../helpers/server.js';
-import { connect } from '../mcp/front-door-helpers.js';
+import { connect } from '../front-door/front-door-helpers.js';
 
 const KEY = 'profiles-key';
 const MANIFEST = `pack: p

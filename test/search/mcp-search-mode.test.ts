@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { connect, startApi, writeWorld } from '../mcp/front-door-helpers.js';
+import { connect, startApi, writeWorld } from '../front-door/front-door-helpers.js';
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let server: TestServer;

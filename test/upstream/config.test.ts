@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import pino from 'pino';
 import { loadConfigFile } from '../../src/config/load.js';
-import { EventLog } from '../../src/events/log.js';
+import { EventLog } from '../../src/events/sqlite/log.js';
 import { setUpUpstreamCredentials } from '../../src/host/upstream-credentials.js';
 import { ConfigError } from '../../src/util/validated-yaml.js';
 import { tempDir, writeConfig } from '../helpers/server.js';

@@ -5,7 +5,7 @@
 // scored by which fields hold each query term. A score depends on the item
 // and the query alone, never on other items, so nothing another tenant
 // offers can move a result or a count.
-import type { ItemsView } from '../mcp-items.js';
+import type { ItemsView } from '../resources-prompts.js';
 import { stem, words } from './text.js';
 
 export interface ItemHit {

@@ -4,7 +4,7 @@
 // signed session id carries. The SDK has no public way to do this, so the
 // fields are set here, in one place: the transport's session id and
 // "initialized" flag, the server's record of the client's capabilities and
-// name. test/mcp/replicas.test.ts drives a session through two replicas and
+// name. test/front-door/replicas.test.ts drives a session through two replicas and
 // fails if an SDK upgrade moves these fields.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';

@@ -1,7 +1,7 @@
 // MCP-safe tool names for the MCP front door (docs/mcp.md "Names"): MCP
 // clients and LLM providers accept roughly `[A-Za-z0-9_-]{1,64}`, toolIds
 // hold `:` `.` `/`. Each tool has readable forms, most complete first
-// (mcp-name-forms.ts); it gets the most complete one that is short enough
+// (tool-name-forms.ts); it gets the most complete one that is short enough
 // and no other tool of the same view claims, and a hash suffix only when
 // every readable form is taken. The front door names one caller view's ids
 // at a time (CallerView.mcpNames): a tool the caller cannot see never renames
@@ -9,9 +9,9 @@
 // the order they were read in. Reversal goes through the same map, never by
 // parsing the name.
 import { createHash } from 'node:crypto';
-import { fullForm, MAX_MCP_NAME_LENGTH, readableForms, type McpNamingInput, type NameForm } from './mcp-name-forms.js';
+import { fullForm, MAX_MCP_NAME_LENGTH, readableForms, type McpNamingInput, type NameForm } from './tool-name-forms.js';
 
-export { MAX_MCP_NAME_LENGTH, readableMcpName, type McpNamingInput } from './mcp-name-forms.js';
+export { MAX_MCP_NAME_LENGTH, readableMcpName, type McpNamingInput } from './tool-name-forms.js';
 
 const HASH_RANK = 100;
 

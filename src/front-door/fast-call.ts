@@ -13,7 +13,7 @@
 // GET streams, DELETE, anything the SDK would refuse) takes the SDK's road,
 // and so does any request whose headers or body the SDK would judge
 // differently: the bytes on the wire are the SDK's either way
-// (test/mcp/fast-call.test.ts holds both roads to the same bytes).
+// (test/front-door/fast-call.test.ts holds both roads to the same bytes).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/streamableHttp.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { MAX_SESSION_AGE_MS, SessionTokens, type SessionState } from '../../src/mcp/session-token.js';
+import { MAX_SESSION_AGE_MS, SessionTokens, type SessionState } from '../../src/front-door/session-token.js';
 
 const KEY = 'k'.repeat(32);
 const tokens = new SessionTokens(KEY);

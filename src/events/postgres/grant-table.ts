@@ -1,7 +1,7 @@
 // The PostgreSQL store's grant table (grant-table.ts says what it holds):
 // created by the store's migration 3, shared by every replica of the store.
 import type pg from 'pg';
-import type { GrantRow, GrantTable } from './grant-table.js';
+import type { GrantRow, GrantTable } from '../grant-table.js';
 
 const COLUMNS = `tenant, principal, source, kind, key_id AS "keyId", sealed, meta, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"`;
 

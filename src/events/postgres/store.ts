@@ -33,19 +33,19 @@
 // EventLogUnavailableError too. No error, log line or health field carries the
 // connection URL or its password.
 import pg from 'pg';
-import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } from './event-types.js';
-import { checkOptions, type EventLogOptions } from './log-options.js';
-import { EventLogUnavailableError, WriteGuard, type AppendFailure, type DatabaseHealth, type EventLogHealth, type WriteGuardHooks } from './log-health.js';
-import { commitEvents } from './postgres-append.js';
-import { LiveFeed } from './postgres-feed.js';
-import { classifyPgFailure, describeServer, scrubber } from './postgres-errors.js';
-import { migrate } from './postgres-schema.js';
-import { postgresConfigChanges, type ConfigChangeStore } from './config-changes.js';
-import { EventStoreOpenError, type EventStore } from './store.js';
+import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } from '../event-types.js';
+import { checkOptions, type EventLogOptions } from '../log-options.js';
+import { EventLogUnavailableError, WriteGuard, type AppendFailure, type DatabaseHealth, type EventLogHealth, type WriteGuardHooks } from '../log-health.js';
+import { commitEvents } from './append.js';
+import { LiveFeed } from './feed.js';
+import { classifyPgFailure, describeServer, scrubber } from './errors.js';
+import { migrate } from './schema.js';
+import { postgresConfigChanges, type ConfigChangeStore } from '../config-changes.js';
+import { EventStoreOpenError, type EventStore } from '../store.js';
 
 export { EventStoreOpenError };
-import type { GrantTable } from './grant-table.js';
-import { postgresGrantTable } from './postgres-grant-table.js';
+import type { GrantTable } from '../grant-table.js';
+import { postgresGrantTable } from './grant-table.js';
 
 /** The retention and probe options mean what they mean for the SQLite log (log.ts). */
 export interface PostgresEventStoreOptions extends Pick<EventLogOptions, 'retentionDays' | 'maxEvents' | 'pruneIntervalMs' | 'checkIntervalMs'>, WriteGuardHooks {
@@ -94,7 +94,7 @@ export class PostgresEventStore implements EventStore {
     private readonly pool: pg.Pool,
     private readonly feed: LiveFeed,
     private readonly options: PostgresEventStoreOptions,
-    /** The log's identity, the same on every replica (postgres-schema.ts). */
+    /** The log's identity, the same on every replica (postgres/schema.ts). */
     readonly logId: string,
     server: string,
   ) {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { connect as tcpConnect } from 'node:net';
 import fc from 'fast-check';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { HEADER_GRACE_MS } from '../../src/mcp/fast-call.js';
+import { HEADER_GRACE_MS } from '../../src/front-door/fast-call.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
-import { readableMcpName } from '../../src/catalog/mcp-names.js';
-import { EventLog } from '../../src/events/log.js';
+import { readableMcpName } from '../../src/catalog/tool-names.js';
+import { EventLog } from '../../src/events/sqlite/log.js';
 import { connect, root, startApi, writeWorld } from './front-door-helpers.js';
 
 test('SIGKILL right after a call returns: the whole session is in the log after restart', async () => {

@@ -1,11 +1,11 @@
-// One group commit of the PostgreSQL event store (postgres-store.ts, "Sequences"
+// One group commit of the PostgreSQL event store (postgres/store.ts, "Sequences"
 // and "Group commit"): the events of many appends, of any tenants, numbered in
 // their tenants' streams and stored by one statement, hence one transaction
 // and one WAL flush, which also notifies every replica of each stream's new
-// last sequence (postgres-feed.ts).
+// last sequence (postgres/feed.ts).
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { AppendInput, ToolEvent } from './event-types.js';
+import type { AppendInput, ToolEvent } from '../event-types.js';
 
 const RETRIES_ON_CONFLICT = 5;
 /** A notify payload is limited to 8000 bytes; a longer tenant id is announced as '*' (read every stream). */
@@ -51,7 +51,7 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
  * Stores every append's events in one statement and returns them as stored
  * (eventId, sequence, timestamp), per append, in the order given. Rejects
  * with what the server or the driver threw; nothing is stored then (unless
- * the connection dropped during the commit itself: see postgres-store.ts).
+ * the connection dropped during the commit itself: see postgres/store.ts).
  */
 export async function commitEvents(pool: pg.Pool, appends: ReadonlyArray<readonly AppendInput[]>, channel: string): Promise<ToolEvent[][]> {
   const timestamp = new Date().toISOString();

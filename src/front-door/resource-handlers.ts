@@ -18,7 +18,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
-import type { ItemsSnapshot, ItemsView } from '../catalog/mcp-items.js';
+import type { ItemsSnapshot, ItemsView } from '../catalog/resources-prompts.js';
 import {
   complete,
   getPrompt,
@@ -31,7 +31,7 @@ import {
   subscribeUpstream,
   subscriptionTarget,
   unsubscribeUpstream,
-} from '../invoke/mcp-items.js';
+} from '../invoke/resources-prompts.js';
 
 /** JSON-RPC code of a read refused for its size (the implementation's range, -32000..-32099). */
 export const RESOURCE_TOO_LARGE = -32004;

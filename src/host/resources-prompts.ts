@@ -1,10 +1,10 @@
 // Wires the MCP sources' resources and prompts to the front door: one items
 // store fed by every MCP server's lists (each change swaps a new snapshot),
 // the tenants' `resources:` / `prompts:` rules, and the read size cap.
-import { compileItemRules, ItemsStore, type ItemRules } from '../catalog/mcp-items.js';
+import { compileItemRules, ItemsStore, type ItemRules } from '../catalog/resources-prompts.js';
 import type { Policy } from '../classify/policy.js';
 import type { LoadedConfig } from '../config/load.js';
-import { DEFAULT_MAX_RESOURCE_BYTES, type ItemDeps } from '../invoke/mcp-items.js';
+import { DEFAULT_MAX_RESOURCE_BYTES, type ItemDeps } from '../invoke/resources-prompts.js';
 import type { McpItems, McpToolSource } from '../sources/mcp/index.js';
 import type { SourceRegistry } from '../sources/registry.js';
 import type { ToolSource } from '../sources/raw-tool.js';

@@ -9,7 +9,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
-import type { ItemsSnapshot } from '../catalog/mcp-items.js';
+import type { ItemsSnapshot } from '../catalog/resources-prompts.js';
 import { searchItems } from '../catalog/search/item-search.js';
 import type { SearchFilter } from '../catalog/search/tool-index.js';
 import { sourceIdOf } from '../catalog/search/source-prior.js';

@@ -5,7 +5,7 @@
 // (GitHub's `code-security/`) cut to initials; and the same again led by the
 // source's id, for operations two sources share.
 // Which form a tool gets is decided over the caller's whole view in
-// mcp-names.ts; this module only lists the candidates of one tool.
+// tool-names.ts; this module only lists the candidates of one tool.
 import { parseToolId } from '../contract/tool-id.js';
 
 export const MAX_MCP_NAME_LENGTH = 64;

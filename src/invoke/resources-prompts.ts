@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CompleteResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
-import type { ItemsStore } from '../catalog/mcp-items.js';
+import type { ItemsStore } from '../catalog/resources-prompts.js';
 import { hostUri, META_SERVER, META_UPSTREAM_URI, promptOf, upstreamOf } from '../catalog/resource-uri.js';
 import type { ItemEventType, ReturnStatus } from '../events/event-types.js';
 import type { EventStore } from '../events/store.js';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { assignMcpNames, readableMcpName, type McpNamingInput } from '../../src/catalog/mcp-names.js';
-import { readableForms } from '../../src/catalog/mcp-name-forms.js';
+import { assignMcpNames, readableMcpName, type McpNamingInput } from '../../src/catalog/tool-names.js';
+import { readableForms } from '../../src/catalog/tool-name-forms.js';
 
 const HASHED = /_[0-9a-f]{8,}$/;
 const word = fc.constantFrom('list', 'get', 'set', 'repository', 'organization', 'runner', 'self-hosted', 'permissions', 'for', 'a', 'b');

@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
-import { OVER_CAPACITY } from '../../src/mcp/front-door.js';
-import { DEFAULT_SESSION_LIMITS, SessionRegistry, type McpSession } from '../../src/mcp/sessions.js';
+import { OVER_CAPACITY } from '../../src/front-door/front-door.js';
+import { DEFAULT_SESSION_LIMITS, SessionRegistry, type McpSession } from '../../src/front-door/sessions.js';
 import { startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { RawMcp, type Message } from './raw-client.js';
 

@@ -22,8 +22,8 @@
 // a subscriber may also be handed a few events committed just before it
 // subscribed, never miss one committed after.
 import type pg from 'pg';
-import type { SerializedEvent, ToolEvent } from './event-types.js';
-import { TenantListeners, type Listener, type TenantFeed as Feed } from './tenant-listeners.js';
+import type { SerializedEvent, ToolEvent } from '../event-types.js';
+import { TenantListeners, type Listener, type TenantFeed as Feed } from '../tenant-listeners.js';
 
 /** Events read per query while a feed catches up. */
 const PAGE = 500;

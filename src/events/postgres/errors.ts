@@ -3,8 +3,8 @@
 // health and errors: host, port and database only. The connection URL holds
 // the password, so no text from here may carry it: `scrubber` removes the
 // password (and the whole URL) from any message before it is shown.
-import { connectionUrlSecrets, SecretScrubber } from '../util/scrub.js';
-import type { AppendFailure, AppendFailureReason } from './log-health.js';
+import { connectionUrlSecrets, SecretScrubber } from '../../util/scrub.js';
+import type { AppendFailure, AppendFailureReason } from '../log-health.js';
 
 /** Node's socket errors that mean the server is not there (or not answering). */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOENT']);

@@ -2,10 +2,10 @@
 // opening it in WAL mode, its tables, and the prepared statements the log
 // runs. Kept apart from the log's behaviour (group commit, faults,
 // subscriptions) so each reads on its own.
-import { SQLITE_CONFIG_CHANGES_TABLE } from './config-changes.js';
+import { SQLITE_CONFIG_CHANGES_TABLE } from '../config-changes.js';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import type { SerializedEvent, ToolEventType } from './event-types.js';
+import type { SerializedEvent, ToolEventType } from '../event-types.js';
 
 /** How long an append waits for another writer's lock before it is refused as `busy`. */
 export const BUSY_TIMEOUT_MS = 5000;

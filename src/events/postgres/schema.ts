@@ -8,8 +8,8 @@
 // does not know) is refused rather than written with the wrong assumptions.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { POSTGRES_CONFIG_CHANGES_TABLE } from './config-changes.js';
-import { GRANTS_MIGRATION_SQL } from './postgres-grant-table.js';
+import { POSTGRES_CONFIG_CHANGES_TABLE } from '../config-changes.js';
+import { GRANTS_MIGRATION_SQL } from './grant-table.js';
 
 /** 'toolhost' in ASCII, as the advisory lock's key: any fixed number would do, this one is unlikely to be another program's. */
 export const MIGRATION_LOCK_KEY = '8390876182755355508';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ItemsSnapshot, compileItemRules } from '../../src/catalog/mcp-items.js';
+import { ItemsSnapshot, compileItemRules } from '../../src/catalog/resources-prompts.js';
 import { hostPromptName, hostUri, promptOf, upstreamOf } from '../../src/catalog/resource-uri.js';
 import { Policy } from '../../src/classify/policy.js';
 import type { McpItemLists } from '../../src/sources/mcp/resources.js';

@@ -13,7 +13,7 @@
 // current callback's microtasks are done: no added wait at all, but only
 // appends made from one callback can share a commit. docs/benchmarks.md
 // ("Event log: group commit") has the two measured.
-import type { AppendInput, ToolEvent } from './event-types.js';
+import type { AppendInput, ToolEvent } from '../event-types.js';
 
 export type GroupTrigger = 'immediate' | 'microtask';
 
