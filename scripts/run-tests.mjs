@@ -1,0 +1,60 @@
+// Runs one test set (`fast` for `npm test`, `e2e` for `npm run test:e2e`)
+// with node's test runner, in fewer processes than files. Each test process
+// pays the loader and the import of the host's modules (about 1.5 s of CPU
+// on a 2-core machine) before its first case; most files then run for less
+// than that. So the files of one folder run together in one process, a few
+// at a time (CHUNK), and the runner keeps two such processes busy. A file
+// that must have a process to itself (it changes process-wide state, or
+// other files' timing would bend its own) is named in ALONE. Extra arguments
+// are passed to `node --test` (e.g. `--test-reporter=tap`).
+//
+// The group files are written under os.tmpdir(), never into the checkout,
+// and import the test files by absolute URL, so a failure still names the
+// test file and line.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { testFiles } from './test-files.mjs';
+
+const CHUNK = 5;
+const ALONE = new Set([
+  // Holds every libuv pool thread with blocked FIFO opens in a top-level before(): a root hook, which in a shared process would run before every other file's tests.
+  'test/connector/late-load.test.ts',
+]);
+/** Folders whose files take longest run first, so no long group starts last. */
+const FIRST = ['test/bench', 'test/cli', 'test/front-door', 'test/events', 'test/http', 'test/compact', 'test/e2e', 'test/ui'];
+
+const [set, ...runnerArgs] = process.argv.slice(2);
+const files = testFiles(set);
+const root = new URL('../', import.meta.url).pathname;
+
+function groups() {
+  const byFolder = new Map();
+  const alone = [];
+  for (const file of files) {
+    if (ALONE.has(file)) { alone.push([file]); continue; }
+    const folder = file.slice(0, file.lastIndexOf('/'));
+    byFolder.set(folder, [...(byFolder.get(folder) ?? []), file]);
+  }
+  const rank = (folder) => (FIRST.includes(folder) ? FIRST.indexOf(folder) : FIRST.length);
+  const folders = [...byFolder.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const out = [...alone];
+  for (const folder of folders) {
+    const list = byFolder.get(folder);
+    for (let i = 0; i < list.length; i += CHUNK) out.push(list.slice(i, i + CHUNK));
+  }
+  return out;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'toolhost-test-groups-'));
+const entries = groups().map((group, i) => {
+  const name = `${String(i).padStart(2, '0')}-${group[0].replace(/^test\//, '').replace(/[/.]/g, '_')}${group.length > 1 ? `+${group.length - 1}` : ''}.test.mjs`;
+  const file = join(dir, name);
+  writeFileSync(file, group.map((f) => `import ${JSON.stringify(pathToFileURL(join(root, f)).href)};`).join('\n') + '\n');
+  return file;
+});
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...runnerArgs, ...entries], { stdio: 'inherit', cwd: root });
+rmSync(dir, { recursive: true, force: true });
+process.exit(result.status ?? 1);
