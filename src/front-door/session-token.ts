@@ -12,11 +12,12 @@
 // id and the identity (in constant time) and rebuilds it. Without the key,
 // ids stay random UUIDs held in one process's memory.
 //
-// A JWS rather than a JWT: the age bound is checked here against `t`
-// exactly as issued, with no clock tolerance a JWT check would add, and an
-// id needs none of a JWT's registered claims. The identity tag stays an HMAC
-// of its own: it is a keyed pseudonym compared inside the signed payload,
-// not a signature, and jose has no keyed hash.
+// A JWS rather than a JWT: the age bound is checked here against `t` as
+// issued, whereas jose's JWT check of `iat` also refuses a time in the
+// future, so an id from a replica whose clock runs a little ahead would
+// fail; and an id needs none of a JWT's registered claims. The identity
+// tag stays an HMAC of its own: it is a keyed pseudonym compared inside the
+// signed payload, not a signature, and jose has no keyed hash.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { CompactSign, compactVerify } from 'jose';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
