@@ -10,11 +10,13 @@ export interface Principal extends Caller {
   /** A JWT principal's verified claims (identity headers may pass some upstream); absent for API keys. */
   readonly claims?: Readonly<Record<string, unknown>>;
   /**
-   * A key naming this principal across requests and credential kinds (rate
-   * limits, audit). Computed once when the principal object is made, so the
-   * request path does not build strings; absent on hand-made principals.
+   * The principal's identity as one string: `principalKey(kind, tenant, id)`,
+   * made once with the object, so a request builds no string for it. What
+   * binds an MCP session, keys a rate-limit bucket and counts against the
+   * per-principal caps: a JWT and an API key with the same id are different
+   * callers.
    */
-  readonly key?: string;
+  readonly key: string;
   /**
    * The JWT a JWT principal presented, for the upstream modes that exchange
    * or forward it (upstream/token-exchange.ts). A function, so the value is

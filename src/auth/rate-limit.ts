@@ -5,7 +5,7 @@
 // new one and is dropped by the periodic sweep; past `maxBuckets` the oldest
 // bucket gives way.
 import { Type, type Static } from '@sinclair/typebox';
-import { principalKey, type Principal } from './principal.js';
+import type { Principal } from './principal.js';
 
 const RATE_LIMIT_PROPERTIES = {
   /** Sustained rate, tokens added per second. */
@@ -52,11 +52,6 @@ export function resolveRateLimit(setting: RateLimitSetting | undefined, fallback
 export function retryAfterSeconds(tokens: number, limit: RateLimit): number {
   const seconds = Math.ceil((1 - tokens) / limit.requestsPerSecond);
   return seconds < 1 ? 1 : seconds;
-}
-
-/** The bucket of a principal: one per identity (kind, tenant, id), whatever store holds it. */
-export function bucketKeyOf(principal: Principal): string {
-  return principal.key ?? principalKey(principal.kind, principal.tenant, principal.id);
 }
 
 /** Milliseconds on a monotonic clock. */
@@ -128,7 +123,8 @@ export class RateLimiter {
   take(principal: Principal): number {
     const limit = this.tenants.get(principal.tenant);
     if (limit === undefined) return 0;
-    const key = bucketKeyOf(principal);
+    // One bucket per identity (kind, tenant, id), whatever store holds it.
+    const key = principal.key;
     const now = nowMs();
     let bucket = this.buckets.get(key);
     // A bucket made under another limit (the tenant's limit changed by a config reload) starts over under the new one.

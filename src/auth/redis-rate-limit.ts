@@ -9,7 +9,7 @@
 // unavailable or slower than its timeout, the replica answers from its own
 // local buckets at once: it keeps serving, with per-replica limits.
 import type { RedisConnection } from './redis-connection.js';
-import { bucketKeyOf, retryAfterSeconds, type RateLimit, type RateLimiter } from './rate-limit.js';
+import { retryAfterSeconds, type RateLimit, type RateLimiter } from './rate-limit.js';
 import type { Principal } from './principal.js';
 
 /**
@@ -100,7 +100,7 @@ export class SharedRateLimiter {
     if (!this.connection.usable) return this.fallback(principal);
     let args = this.argsByTenant.get(principal.tenant);
     if (args === undefined) this.argsByTenant.set(principal.tenant, (args = [String(limit.requestsPerSecond), String(limit.burst)]));
-    return this.take_(this.prefix + bucketKeyOf(principal), args[0], args[1], '').then(
+    return this.take_(this.prefix + principal.key, args[0], args[1], '').then(
       (reply) => answerOf(reply, limit),
       (err: unknown) => {
         this.connection.failed(err);

@@ -7,7 +7,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { hashApiKey } from '../auth/api-keys.js';
-import type { Principal } from '../auth/principal.js';
+import { principalKey, type Principal } from '../auth/principal.js';
 import { compileGlobs } from '../contract/glob.js';
 import { startHost, type Host } from '../host/host.js';
 import { resolveConnectorSecret, type ConnectorSourceConfig } from '../sources/connector/index.js';
@@ -107,7 +107,7 @@ function callerOf(host: Host, options: ValidateOptions): Principal | string {
   const entries = host.loaded.config.principals ?? [];
   const entry = options.key !== undefined ? entries.find((p) => p.keyHash === hashApiKey(options.key!)) : entries.find((p) => p.id === options.principal);
   if (!entry) return options.key !== undefined ? 'no principal in the config holds that key' : `no principal "${options.principal}" in the config`;
-  return { id: entry.id, tenant: entry.tenant, scopes: new Set(entry.scopes ?? []), kind: 'api-key' };
+  return { id: entry.id, tenant: entry.tenant, scopes: new Set(entry.scopes ?? []), kind: 'api-key', key: principalKey('api-key', entry.tenant, entry.id) };
 }
 
 function effectiveTools(host: Host, principal: Principal): string[] {

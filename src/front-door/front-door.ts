@@ -15,6 +15,7 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Authenticator, Principal } from '../auth/principal.js';
+import type { Slot } from '../auth/principal-caps.js';
 import type { CatalogSearch } from '../catalog/search/catalog-search.js';
 import type { CatalogSnapshot } from '../catalog/snapshot.js';
 import { IMPLEMENTATION, PROTOCOL_VERSION } from '../contract/protocol.js';
@@ -29,7 +30,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS, elicitationPrompt } from './approval.js';
 import { FrontDoorTransport } from './fast-call.js';
 import { callRelay, type LogThreshold } from './relay.js';
 import { CALL_TOOL, innerCall, LIST_SOURCES_TOOL, listSources, MCP_MODES, type McpMode, SEARCH_MODE_TOOLS, SEARCH_TOOL, SearchModeRefusal, searchTools } from './search-mode.js';
-import { DEFAULT_SESSION_LIMITS, identityOf, type McpSession, SessionRegistry, type SessionLimits } from './sessions.js';
+import { DEFAULT_SESSION_LIMITS, type McpSession, SessionRegistry, type SessionLimits } from './sessions.js';
 import { DEFAULT_PAGE_SIZE, listPage } from './tool-listing.js';
 import { ReplicaSessions, type ReplicaOptions } from './replica-sessions.js';
 import { restoreInitialized } from './session-restore.js';
@@ -73,8 +74,6 @@ export interface FrontDoorOptions {
 }
 
 const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
-/** JSON-RPC code of the front door's own refusals (session or call caps); -32000..-32099 is the implementation's range. */
-export const OVER_CAPACITY = -32003;
 
 /** What is wrong with a tools/call request's params, in words; undefined when the shape is right. */
 function callParamsProblem(params: unknown): string | undefined {
@@ -112,13 +111,13 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
   return reply.code(status).headers({ ...headers, 'content-type': 'application/json' }).send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-/** A JSON-RPC `tools/call` (alone or in a batch) that records a tool session: any but the search mode's search tool. */
-function isRecordedCall(body: unknown): boolean {
+/** The JSON-RPC `tools/call`s (alone or in a batch) that run a tool and record a tool session: any but the search mode's search and list tools. */
+function recordedCalls(body: unknown): number {
   const messages = Array.isArray(body) ? body : [body];
-  return messages.some((m) => {
+  return messages.filter((m) => {
     const message = m as { method?: unknown; params?: { name?: unknown } } | null;
     return message?.method === 'tools/call' && message.params?.name !== SEARCH_TOOL && message.params?.name !== LIST_SOURCES_TOOL;
-  });
+  }).length;
 }
 
 function loopbackHosts(request: FastifyRequest): string[] {
@@ -150,10 +149,6 @@ function callerOf(extra: { authInfo?: AuthInfo; signal: AbortSignal }): { princi
   if (principal === undefined) throw new McpError(ErrorCode.InternalError, 'request without a principal');
   const gone = extra.authInfo?.extra?.gone as AbortSignal | undefined;
   return { principal, signal: gone === undefined ? extra.signal : AbortSignal.any([extra.signal, gone]) };
-}
-
-function overSessionCap(reply: FastifyReply, limit: number): FastifyReply {
-  return rpcError(reply, 429, OVER_CAPACITY, `too many MCP sessions for this principal (limit ${limit}, all busy); close one (DELETE /mcp) or retry later`, { 'retry-after': '1' });
 }
 
 function sameIds(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
@@ -208,12 +203,8 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
           throw err;
         }
       }
-      const own = session();
-      const identity = identityOf(principal);
-      if (own === undefined) throw protocolError(ErrorCode.ConnectionClosed, 'session closed');
-      if (!sessions.beginCall(own, identity)) {
-        throw protocolError(OVER_CAPACITY, `too many concurrent tool calls for this principal (limit ${sessions.limits.maxConcurrentCallsPerPrincipal}); retry when one has finished`);
-      }
+      // The call was counted against its principal's cap when its request came in (the route handler below).
+      if (session() === undefined) throw protocolError(ErrorCode.ConnectionClosed, 'session closed');
       try {
         const names = deps.store.current().viewFor(principal).mcpNames;
         // A caller may name a tool by its toolId (as GET /tools shows it): found when the caller sees it, like its MCP name.
@@ -228,8 +219,6 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
       } catch (err) {
         if (err instanceof CallRefused) throw protocolError(ErrorCode.InvalidParams, err.message);
         throw err;
-      } finally {
-        sessions.endCall(own, identity);
       }
     });
     return server;
@@ -259,13 +248,14 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     identity: string,
     choice: { compact: boolean; mode: McpMode; profile?: ProfileId },
     newId: () => string,
+    slot: Slot,
     restored?: { id: string; state: SessionState },
   ): Promise<{ transport: StreamableHTTPServerTransport; session?: McpSession }> => {
     let opened: McpSession | undefined;
     const server = buildServer(choice.compact, choice.mode, () => opened, principal, choice.profile);
     const add = (id: string): McpSession => {
       opened = { id, identity, principal, server, transport, compact: choice.compact, lastSeen: Date.now(), calls: 0 };
-      sessions.add(opened);
+      sessions.add(opened, slot);
       return opened;
     };
     const transport: StreamableHTTPServerTransport = new FrontDoorTransport({
@@ -336,7 +326,7 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
     },
     handler: async (request, reply) => {
       const principal = principals.get(request)!;
-      const identity = identityOf(principal);
+      const identity = principal.key;
       const header = request.headers['mcp-session-id'];
       const sessionId = Array.isArray(header) ? header[0] : header;
       let session = sessionId === undefined ? undefined : sessions.get(sessionId);
@@ -347,9 +337,15 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
         if (session === undefined) {
           let pending = rebuilding.get(sessionId!);
           if (pending === undefined) {
-            if (!sessions.admit(identity)) return overSessionCap(reply, sessions.limits.maxSessionsPerPrincipal);
-            pending = openSession(request, principal, identity, state, () => sessionId!, { id: sessionId!, state })
-              .then((opened) => opened.session)
+            const slot = sessions.admit(identity);
+            pending = openSession(request, principal, identity, state, () => sessionId!, slot, { id: sessionId!, state })
+              .then(
+                (opened) => opened.session,
+                (err: unknown) => {
+                  slot.release();
+                  throw err;
+                },
+              )
               .finally(() => rebuilding.delete(sessionId!));
             rebuilding.set(sessionId!, pending);
           }
@@ -362,7 +358,6 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
       }
       if (!session) {
         if (request.method !== 'POST' || !isInitializeRequest(request.body)) return rpcError(reply, 400, -32000, 'Bad Request: no valid session id');
-        if (!sessions.admit(identity)) return overSessionCap(reply, sessions.limits.maxSessionsPerPrincipal);
         const query = (request.query ?? {}) as Record<string, unknown>;
         const compact = query.view === 'compact' || (options.compactTenants?.has(principal.tenant) ?? false);
         const asked = query.mode;
@@ -372,11 +367,19 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
         const profile = query.profile;
         if (profile !== undefined && !isProfileId(profile)) return rpcError(reply, 400, -32000, `Bad Request: profile must be one of ${PROFILE_IDS.join(', ')}`);
         const choice = { compact, mode, ...(profile !== undefined ? { profile } : {}) };
-        const newId = replicas === undefined ? () => randomUUID() : replicas.newId(identity, request.body, choice);
-        const { transport } = await openSession(request, principal, identity, choice, newId);
-        reply.raw.setHeader('openwop-version', PROTOCOL_VERSION);
-        reply.hijack();
-        await tracing.withSpan(requestSpan(request), () => transport.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body));
+        const slot = sessions.admit(identity);
+        let transport: StreamableHTTPServerTransport | undefined;
+        try {
+          const signedId = await replicas?.newId(identity, request.body, choice);
+          const newId = signedId === undefined ? () => randomUUID() : () => signedId;
+          transport = (await openSession(request, principal, identity, choice, newId, slot)).transport;
+          reply.raw.setHeader('openwop-version', PROTOCOL_VERSION);
+          reply.hijack();
+          await tracing.withSpan(requestSpan(request), () => transport!.handleRequest(withPrincipal(request.raw, reply, principal), reply.raw, request.body));
+        } finally {
+          // The transport names its session (and registers it, with the slot) while it handles the initialize; no name, no session.
+          if (transport?.sessionId === undefined) slot.release();
+        }
         return reply;
       }
       // A call that would be recorded while the event store cannot be written
@@ -384,9 +387,16 @@ export function registerMcpFrontDoor(app: FastifyInstance, deps: InvokeDeps, opt
       // MCP layer, 503 with a vendor code, so a load balancer or client can
       // take it elsewhere; what needs no record (tools/list) is still answered.
       const events = deps.events?.health();
-      if (events !== undefined && !events.writable && request.method === 'POST' && isRecordedCall(request.body)) {
+      const calls = request.method === 'POST' ? recordedCalls(request.body) : 0;
+      if (events !== undefined && !events.writable && calls > 0) {
         const refusal = new EventLogUnavailableError({ reason: events.reason ?? 'other', code: 'UNAVAILABLE', message: events.error ?? 'unknown' });
         return sendError(reply, 'toolhost.unavailable', refusal.message, { reason: refusal.failure.reason, since: events.since }, { 'retry-after': '1' });
+      }
+      // Calls count against the principal's cap from here until their answers are written or their client has gone
+      // (which cancels them): refused before anything runs, with the caps' one refusal (auth/principal-caps.ts).
+      if (calls > 0) {
+        const endCalls = sessions.beginCalls(session, calls);
+        reply.raw.once('finish', endCalls).once('close', endCalls);
       }
       session.lastSeen = Date.now();
       follow(session, principal);

@@ -49,22 +49,21 @@ export class ReplicaSessions {
     });
   }
 
-  /** The id generator of a session opened by this initialize request. */
-  newId(identity: string, initialize: unknown, choice: Pick<SessionState, 'compact' | 'mode' | 'profile'>): () => string {
+  /** The id of a session opened by this initialize request (signed before the SDK asks for it: its id generator cannot wait). */
+  newId(identity: string, initialize: unknown, choice: Pick<SessionState, 'compact' | 'mode' | 'profile'>): Promise<string> {
     const params = (initialize as { params: { protocolVersion?: unknown; capabilities: SessionState['capabilities']; clientInfo: SessionState['clientInfo'] } }).params;
-    return () =>
-      this.tokens.issue(identity, {
-        protocolVersion: negotiatedVersion(params.protocolVersion),
-        capabilities: params.capabilities,
-        clientInfo: params.clientInfo,
-        ...choice,
-        issuedAt: Math.floor(Date.now() / 1000),
-      });
+    return this.tokens.issue(identity, {
+      protocolVersion: negotiatedVersion(params.protocolVersion),
+      capabilities: params.capabilities,
+      clientInfo: params.clientInfo,
+      ...choice,
+      issuedAt: Math.floor(Date.now() / 1000),
+    });
   }
 
   /** What a session this replica does not hold is, when `id` is a live one of `identity`'s; undefined otherwise. */
   async restorable(id: string, identity: string): Promise<SessionState | undefined> {
-    const state = this.tokens.verify(id, identity);
+    const state = await this.tokens.verify(id, identity);
     if (state === undefined || this.closed.has(id)) return undefined;
     // issuedAt is in whole seconds, rounded down: a session opened in the second of a revocation counts as older.
     if (state.issuedAt * 1000 <= (this.revoked.get(identity) ?? -1)) return undefined;

@@ -4,12 +4,22 @@
 // session without having seen its initialize: who opened it (as a keyed
 // hash of the principal identity, never the identity itself), the
 // negotiated protocol version, the client's capabilities and name, the mode
-// and view chosen, when it was issued, and a random nonce; signed with
-// HMAC-SHA256 under the key all replicas share. A replica that gets a
-// request for a session it does not hold checks the signature and the
-// identity (both in constant time) and rebuilds it. Without the key, ids
-// stay random UUIDs held in one process's memory.
+// and view chosen, when it was issued, and a random nonce. The id is a
+// compact JWS (RFC 7515), HS256 under the key all replicas share, made and
+// checked by `jose` with the algorithm pinned, so the signature check is
+// jose's (constant time) and a header naming another algorithm is refused.
+// A replica that gets a request for a session it does not hold verifies the
+// id and the identity (in constant time) and rebuilds it. Without the key,
+// ids stay random UUIDs held in one process's memory.
+//
+// A JWS rather than a JWT: the age bound is checked here against `t` as
+// issued, whereas jose's JWT check of `iat` also refuses a time in the
+// future, so an id from a replica whose clock runs a little ahead would
+// fail; and an id needs none of a JWT's registered claims. The identity
+// tag stays an HMAC of its own: it is a keyed pseudonym compared inside the
+// signed payload, not a signature, and jose has no keyed hash.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { CompactSign, compactVerify } from 'jose';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { type ProfileId, isProfileId } from '../catalog/profiles/rules.js';
 import { MCP_MODES, type McpMode } from './search-mode.js';
@@ -43,6 +53,7 @@ const MAX_ID_CHARS = 2048;
 const MAX_CAPABILITY_CHARS = 512;
 const MAX_NAME_CHARS = 100;
 const VERSION = 1;
+const ALGORITHM = 'HS256';
 
 interface Payload {
   v: number;
@@ -80,7 +91,7 @@ export class SessionTokens {
   }
 
   /** A new session id for `identity` in `state` (capabilities and names bounded on the way). */
-  issue(identity: string, state: SessionState): string {
+  async issue(identity: string, state: SessionState): Promise<string> {
     const payload: Payload = {
       v: VERSION,
       h: this.identityTag(identity),
@@ -93,22 +104,16 @@ export class SessionTokens {
       t: state.issuedAt,
       n: randomBytes(12).toString('base64url'),
     };
-    const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
-    return `${body}.${this.sign(body)}`;
+    return new CompactSign(Buffer.from(JSON.stringify(payload), 'utf8')).setProtectedHeader({ alg: ALGORITHM }).sign(this.key);
   }
 
   /** The state of a session id this deployment issued to `identity`; undefined for anything else (forged, altered, another caller's, malformed). */
-  verify(id: string, identity: string, now = Date.now()): SessionState | undefined {
+  async verify(id: string, identity: string, now = Date.now()): Promise<SessionState | undefined> {
     if (id.length > MAX_ID_CHARS) return undefined;
-    const dot = id.indexOf('.');
-    if (dot <= 0) return undefined;
-    const body = id.slice(0, dot);
-    const given = Buffer.from(id.slice(dot + 1), 'base64url');
-    const expected = Buffer.from(this.sign(body), 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     let payload: Payload;
     try {
-      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
+      const verified = await compactVerify(id, this.key, { algorithms: [ALGORITHM] });
+      payload = JSON.parse(Buffer.from(verified.payload).toString('utf8')) as Payload;
     } catch {
       return undefined;
     }
@@ -120,10 +125,7 @@ export class SessionTokens {
     return { protocolVersion: payload.p, capabilities: payload.c ?? {}, clientInfo: payload.i, mode: payload.m, compact: payload.k === true, ...(isProfileId(payload.r) ? { profile: payload.r } : {}), issuedAt: payload.t };
   }
 
-  private sign(body: string): string {
-    return createHmac('sha256', this.key).update(`toolhost-mcp-session\u0000${body}`).digest('base64url');
-  }
-
+  /** Its prefix ends in a NUL, which no JWS signing input holds: a tag is never a signature under the same key, nor the reverse. */
   private identityTag(identity: string): string {
     return createHmac('sha256', this.key).update(`toolhost-mcp-identity\u0000${identity}`).digest('base64url').slice(0, 22);
   }

@@ -1,11 +1,13 @@
 // The MCP front door's sessions (docs/mcp.md "Sessions and limits"): which
 // principal identity each belongs to, how many each identity may hold and
-// how many tool calls it may run at once, and idle expiry that tightens
+// how many tool calls it may run at once (counted and refused by the
+// per-principal caps, auth/principal-caps.ts), and idle expiry that tightens
 // under pressure, so a client that leaks sessions costs bounded memory.
 import { getHeapStatistics } from 'node:v8';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { principalKey, type Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
+import { PrincipalCap, type Slot } from '../auth/principal-caps.js';
 
 export interface SessionLimits {
   /** Open sessions per principal identity; at the cap its least recently used idle session makes room. */
@@ -33,7 +35,7 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
 
 export interface McpSession {
   id: string;
-  /** Kind, tenant and id of the principal that opened it: every later request must present the same. */
+  /** The key (kind, tenant, id) of the principal that opened it: every later request must present the same. */
   identity: string;
   /** The principal of the latest request (its scopes may differ from the opener's). */
   principal: Principal;
@@ -45,17 +47,30 @@ export interface McpSession {
   calls: number;
 }
 
-/** Who a request is, for binding sessions: a JWT and an API key with the same id are different callers. */
-export function identityOf(p: Principal): string {
-  return p.key ?? principalKey(p.kind, p.tenant, p.id);
-}
-
 export class SessionRegistry {
   private readonly byId = new Map<string, McpSession>();
   private readonly byIdentity = new Map<string, Set<McpSession>>();
-  private readonly callsByIdentity = new Map<string, number>();
+  /** Each registered session's slot under the session cap, given back when it is removed. */
+  private readonly slots = new Map<McpSession, Slot>();
+  private readonly sessionCap: PrincipalCap;
+  private readonly callCap: PrincipalCap;
 
-  constructor(readonly limits: SessionLimits) {}
+  constructor(readonly limits: SessionLimits) {
+    this.sessionCap = new PrincipalCap({
+      setting: 'mcp.maxSessionsPerPrincipal',
+      limit: limits.maxSessionsPerPrincipal,
+      retryAfterS: 1,
+      holds: 'open MCP sessions, each running a tool call',
+      advice: 'close one (DELETE /mcp) or retry when a call has finished',
+    });
+    this.callCap = new PrincipalCap({
+      setting: 'mcp.maxConcurrentCallsPerPrincipal',
+      limit: limits.maxConcurrentCallsPerPrincipal,
+      retryAfterS: 1,
+      holds: 'tool calls in flight',
+      advice: 'retry when one has finished',
+    });
+  }
 
   get size(): number {
     return this.byId.size;
@@ -70,23 +85,29 @@ export class SessionRegistry {
   }
 
   /**
-   * Makes room for one more session of `identity`: at the cap, closes its
-   * least recently used session without a call in flight. False when every
-   * one of them is busy (the new session is refused).
+   * A slot for one more session of `identity`, held from before its
+   * initialize is handled, so concurrent initializes cannot overshoot: at
+   * the cap, its least recently used session without a call in flight is
+   * closed to make room. Throws the cap's refusal when every one is busy.
+   * The slot goes to `add`; if no session is added, the caller releases it.
    */
-  admit(identity: string): boolean {
-    const own = this.byIdentity.get(identity);
-    if (own === undefined || own.size < this.limits.maxSessionsPerPrincipal) return true;
-    const victim = oldestIdle(own, Infinity);
-    if (victim === undefined) return false;
-    this.close(victim);
-    return true;
+  admit(identity: string): Slot {
+    const slot = this.sessionCap.tryTake(identity);
+    if (slot !== undefined) return slot;
+    const victim = oldestIdle(this.byIdentity.get(identity) ?? [], Infinity);
+    if (victim !== undefined) this.close(victim);
+    return this.sessionCap.take(identity);
   }
 
-  add(session: McpSession): void {
+  /** Registers a session with the slot `admit` gave for it (given back when the session is removed). */
+  add(session: McpSession, slot: Slot): void {
     // Two live sessions under one id would leave one unreachable but counted against its identity's cap.
-    if (this.byId.has(session.id)) throw new Error('an MCP session id registered twice');
+    if (this.byId.has(session.id)) {
+      slot.release();
+      throw new Error('an MCP session id registered twice');
+    }
     this.byId.set(session.id, session);
+    this.slots.set(session, slot);
     let own = this.byIdentity.get(session.identity);
     if (own === undefined) this.byIdentity.set(session.identity, (own = new Set()));
     own.add(session);
@@ -99,6 +120,8 @@ export class SessionRegistry {
     const s = this.byId.get(id);
     if (s === undefined) return;
     this.byId.delete(id);
+    this.slots.get(s)?.release();
+    this.slots.delete(s);
     const own = this.byIdentity.get(s.identity);
     own?.delete(s);
     if (own?.size === 0) this.byIdentity.delete(s.identity);
@@ -109,20 +132,22 @@ export class SessionRegistry {
     session.transport.close().catch(() => undefined);
   }
 
-  /** Counts a call in; false (nothing counted) when the identity already runs its maximum. */
-  beginCall(session: McpSession, identity: string): boolean {
-    const running = this.callsByIdentity.get(identity) ?? 0;
-    if (running >= this.limits.maxConcurrentCallsPerPrincipal) return false;
-    this.callsByIdentity.set(identity, running + 1);
-    session.calls++;
-    return true;
-  }
-
-  endCall(session: McpSession, identity: string): void {
-    session.calls--;
-    const running = (this.callsByIdentity.get(identity) ?? 1) - 1;
-    if (running <= 0) this.callsByIdentity.delete(identity);
-    else this.callsByIdentity.set(identity, running);
+  /**
+   * Counts `n` tool calls of one request in, against the session's identity
+   * (the session is busy meanwhile); throws the cap's refusal, counting
+   * nothing, when they would put the identity over its maximum. The
+   * returned function counts them out; calling it again does nothing.
+   */
+  beginCalls(session: McpSession, n: number): () => void {
+    const slot = this.callCap.take(session.identity, n);
+    session.calls += n;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      session.calls -= n;
+      slot.release();
+    };
   }
 
   /** The idle timeout now: the configured one, shorter in proportion above the soft cap, the minimum when the heap is nearly full. */

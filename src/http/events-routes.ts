@@ -18,7 +18,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ContractError } from '../contract/errors.js';
 import { PROTOCOL_VERSION } from '../contract/protocol.js';
-import { principalKey } from '../auth/principal.js';
+import { PrincipalCap } from '../auth/principal-caps.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SerializedEvent, ToolEvent } from '../events/event-types.js';
 import { openTail, type EventStore, type Tail } from '../events/store.js';
@@ -34,8 +34,6 @@ const PAGE_CHUNK = 250;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
 /** Concurrent `GET /events/stream` per principal when `events.maxStreamsPerPrincipal` is not set. */
 export const DEFAULT_MAX_STREAMS_PER_PRINCIPAL = 16;
-/** What a principal at its stream cap is told to wait: streams end when their clients go, not on a clock. */
-const STREAM_CAP_RETRY_AFTER_S = 5;
 const SESSION_NOT_FOUND = 'no session with that id is available';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 export const LOG_ID_HEADER = 'toolhost-event-log-id';
@@ -233,16 +231,18 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
   const log = deps.events;
   if (log === undefined) return;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
-  const maxStreams = options.maxStreamsPerPrincipal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL;
   const open = new Set<() => void>();
   // Open streams per principal: each holds a socket and a subscription for as
   // long as its client likes, so one credential may not hold them without bound.
-  const streamsOf = new Map<string, number>();
-  deps.metrics.gaugeSource('eventStreams', () => {
-    let open = 0;
-    for (const n of streamsOf.values()) open += n;
-    return open;
+  const streams = new PrincipalCap({
+    setting: 'events.maxStreamsPerPrincipal',
+    limit: options.maxStreamsPerPrincipal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
+    // Streams end when their clients go, not on a clock: a hint, longer than the calls' and sessions'.
+    retryAfterS: 5,
+    holds: 'open event streams',
+    advice: 'close one before opening another',
   });
+  deps.metrics.gaugeSource('eventStreams', () => streams.total);
 
   // Hijacked streams never finish by themselves: end them so app.close() can.
   app.addHook('preClose', async () => {
@@ -270,27 +270,17 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     const principal = await requirePrincipal(request, deps.authenticator);
     const from = lastEventId(request);
     reply.header(LOG_ID_HEADER, log.health().logId);
-    const key = principal.key ?? principalKey(principal.kind, principal.tenant, principal.id);
+    const slot = streams.take(principal.key);
     // Where the stream starts is fixed before the answer: an event committed once the client has its 200 is never skipped.
     let listener: (e: ToolEvent) => void = () => undefined;
-    const opened = await openTail(log, principal.tenant, (e) => listener(e));
-    const tail = { ...opened, listen: (fn: (e: ToolEvent) => void) => void (listener = fn) };
-    const held = streamsOf.get(key) ?? 0;
-    if (held >= maxStreams) {
-      tail.unsubscribe();
-      throw new ContractError(
-        'rate_limited',
-        `this principal already has ${held} open event streams (at most ${maxStreams}); close one before opening another`,
-        { retryAfter: STREAM_CAP_RETRY_AFTER_S, maxStreams },
-        { 'retry-after': String(STREAM_CAP_RETRY_AFTER_S) },
-      );
+    let opened: Tail;
+    try {
+      opened = await openTail(log, principal.tenant, (e) => listener(e));
+    } catch (err) {
+      slot.release();
+      throw err;
     }
-    streamsOf.set(key, held + 1);
-    const release = () => {
-      const left = (streamsOf.get(key) ?? 1) - 1;
-      if (left <= 0) streamsOf.delete(key);
-      else streamsOf.set(key, left);
-    };
+    const tail = { ...opened, listen: (fn: (e: ToolEvent) => void) => void (listener = fn) };
     reply.hijack();
     const res = reply.raw;
     // A hijacked reply skips fastify's headers, the onRequest hook's
@@ -307,7 +297,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     res.write(': openwop tool events\n\n');
     let end: (() => void) | undefined;
     end = streamEvents(res, log, principal.tenant, from, tail, keepAliveMs, () => {
-      release();
+      slot.release();
       if (end) open.delete(end);
     });
     if (!res.writableEnded) open.add(end);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hashApiKey } from '../../src/auth/api-keys.js';
-import type { Principal } from '../../src/auth/principal.js';
+import { principalKey, type Principal } from '../../src/auth/principal.js';
 import { RateLimiter, TokenBucket } from '../../src/auth/rate-limit.js';
 import { request, startTestServer, writeConfig } from '../helpers/server.js';
 import { eventually } from './jwt-fixture.js';
@@ -151,7 +151,7 @@ test('token bucket: burst, refill, whole-second Retry-After', () => {
 test('the bucket table stays bounded: idle buckets are swept, the oldest gives way at the cap', () => {
   const limiter = new RateLimiter({ tenants: new Map([['t', { requestsPerSecond: 1000, burst: 1 }], ['free', undefined]]), maxBuckets: 3, sweepIntervalMs: 0 });
   try {
-    const p = (id: string, tenant = 't'): Principal => ({ id, tenant, scopes: new Set(), kind: 'api-key' });
+    const p = (id: string, tenant = 't'): Principal => ({ id, tenant, scopes: new Set(), kind: 'api-key', key: principalKey('api-key', tenant, id) });
     assert.equal(limiter.take(p('free-1', 'free')), 0);
     assert.equal(limiter.size, 0, 'unlimited tenants keep no buckets');
     for (let i = 0; i < 10; i++) limiter.take(p(`p${i}`));

@@ -267,7 +267,7 @@ test('events.maxStreamsPerPrincipal: the next stream of that principal is 429 ra
     assert.deepEqual(await refused.json(), {
       error: 'rate_limited',
       message: 'this principal already has 2 open event streams (at most 2); close one before opening another',
-      details: { retryAfter: 5, maxStreams: 2 },
+      details: { retryAfter: 5, cap: 'events.maxStreamsPerPrincipal', limit: 2 },
     });
     // Another principal of the same tenant has its own allowance.
     streams.push(await openSse(own.url, 'two-key'));

@@ -1,6 +1,6 @@
 // Caps on the MCP front door (docs/mcp.md "Sessions and limits"): sessions
-// per principal (the least recently used idle one makes room; all busy is a
-// 429 with a JSON-RPC error), tool calls in flight per principal, the soft
+// per principal (the least recently used idle one makes room; all busy is
+// the caps' 429 `rate_limited`), tool calls in flight per principal, the soft
 // cap on all sessions (oldest idle closed first), and the idle timeout that
 // shrinks under pressure.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
-import { OVER_CAPACITY } from '../../src/front-door/front-door.js';
+import { principalKey } from '../../src/auth/principal.js';
 import { DEFAULT_SESSION_LIMITS, SessionRegistry, type McpSession } from '../../src/front-door/sessions.js';
 import { startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { RawMcp, type Message } from './raw-client.js';
@@ -69,7 +69,7 @@ describe('sessions per principal', () => {
     await closeAll();
   });
 
-  test('when every session is busy a new one is refused with 429 and a JSON-RPC error; calls in flight are capped too', async () => {
+  test('when every session is busy a new one is refused with 429 rate_limited; calls in flight are capped too', async () => {
     const a = await session('k2');
     const b = await session('k2');
     const ca = pendingCall(a);
@@ -79,13 +79,17 @@ describe('sessions per principal', () => {
     const refused = await session('k2').then(() => assert.fail('opened'), (e: { status: number; headers: Headers; body: string }) => e);
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
-    const body = JSON.parse(refused.body) as Message;
-    assert.equal(body.error?.code, OVER_CAPACITY);
-    assert.match(body.error!.message, /too many MCP sessions/);
+    const body = JSON.parse(refused.body) as { error: string; message: string; details: Record<string, unknown> };
+    assert.equal(body.error, 'rate_limited');
+    assert.match(body.message, /already has 2 open MCP sessions/);
+    assert.equal(body.details.cap, 'mcp.maxSessionsPerPrincipal');
 
-    const third = await b.call('x-host-t-ask', {});
-    assert.equal(third.answer?.error?.code, OVER_CAPACITY);
-    assert.match(third.answer!.error!.message, /too many concurrent tool calls/);
+    const third = await b.post({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'x-host-t-ask', arguments: {} } });
+    assert.equal(third.status, 429);
+    const thirdBody = (await third.json()) as { error: string; message: string; details: Record<string, unknown> };
+    assert.equal(thirdBody.error, 'rate_limited');
+    assert.match(thirdBody.message, /already has 2 tool calls in flight/);
+    assert.equal(thirdBody.details.cap, 'mcp.maxConcurrentCallsPerPrincipal');
 
     // Answering frees both calls; the principal may open a session again.
     await (await a.post({ jsonrpc: '2.0', id: ea.id, result: { action: 'decline' } })).text();
@@ -109,14 +113,14 @@ describe('idle timeout under pressure', () => {
     const s: McpSession = {
       id,
       identity: `i-${id}`,
-      principal: { id, tenant: 't', scopes: new Set(), kind: 'api-key' },
+      principal: { id, tenant: 't', scopes: new Set(), kind: 'api-key', key: principalKey('api-key', 't', id) },
       server: new Server({ name: 't', version: '1' }),
       transport: new StreamableHTTPServerTransport({ sessionIdGenerator: undefined }),
       compact: false,
       lastSeen,
       calls: 0,
     };
-    registry.add(s);
+    registry.add(s, registry.admit(s.identity));
     return s;
   };
 

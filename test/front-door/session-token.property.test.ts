@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { CompactSign } from 'jose';
 import { MAX_SESSION_AGE_MS, SessionTokens, type SessionState } from '../../src/front-door/session-token.js';
 
 const KEY = 'k'.repeat(32);
@@ -20,46 +21,59 @@ const stateArb: fc.Arbitrary<SessionState> = fc.record({
 });
 const identityArb = fc.string({ minLength: 1, maxLength: 60 });
 
-test('an id verifies for its own identity and gives back its state', () => {
-  fc.assert(
-    fc.property(identityArb, stateArb, (identity, state) => {
-      const id = tokens.issue(identity, state);
-      assert.match(id, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'visible ASCII, as MCP session ids must be');
-      assert.deepEqual(tokens.verify(id, identity), { ...state, clientInfo: { ...state.clientInfo } });
+test('an id verifies for its own identity and gives back its state', async () => {
+  await fc.assert(
+    fc.asyncProperty(identityArb, stateArb, async (identity, state) => {
+      const id = await tokens.issue(identity, state);
+      // A compact JWS: header, payload and signature, each base64url.
+      assert.match(id, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'visible ASCII, as MCP session ids must be');
+      assert.deepEqual(await tokens.verify(id, identity), { ...state, clientInfo: { ...state.clientInfo } });
       assert.ok(!id.includes(KEY));
-      if (identity.length >= 8) assert.ok(!Buffer.from(id.split('.')[0], 'base64url').toString().includes(identity), 'the identity itself is not in the id');
+      if (identity.length >= 8) assert.ok(!Buffer.from(id.split('.')[1], 'base64url').toString().includes(identity), 'the identity itself is not in the id');
     }),
   );
 });
 
-test('another identity, another key, or any one changed character: refused', () => {
+test('another identity, another key, or any one changed character: refused', async () => {
   const other = new SessionTokens('o'.repeat(32));
-  fc.assert(
-    fc.property(identityArb, identityArb, stateArb, fc.nat(), fc.constantFrom(...'ABCabc012-_.'), (identity, someoneElse, state, at, char) => {
-      const id = tokens.issue(identity, state);
-      if (someoneElse !== identity) assert.equal(tokens.verify(id, someoneElse), undefined);
-      assert.equal(other.verify(id, identity), undefined);
+  await fc.assert(
+    fc.asyncProperty(identityArb, identityArb, stateArb, fc.nat(), fc.constantFrom(...'ABCabc012-_.'), async (identity, someoneElse, state, at, char) => {
+      const id = await tokens.issue(identity, state);
+      if (someoneElse !== identity) assert.equal(await tokens.verify(id, someoneElse), undefined);
+      assert.equal(await other.verify(id, identity), undefined);
       const i = at % id.length;
       if (id[i] !== char) {
         const altered = id.slice(0, i) + char + id.slice(i + 1);
-        // base64url's last character may carry unused bits: a change there can decode to the same bytes, and then it is the same id.
-        const same = Buffer.from(altered.split('.')[1] ?? '', 'base64url').equals(Buffer.from(id.split('.')[1], 'base64url')) && altered.split('.')[0] === id.split('.')[0];
-        if (!same) assert.equal(tokens.verify(altered, identity), undefined, `changed at ${i}`);
+        // base64url's last character may carry unused bits: a change in the signature's can decode to the same bytes, and then it is the same id.
+        const signature = (text: string) => text.split('.')[2] ?? '';
+        const same = Buffer.from(signature(altered), 'base64url').equals(Buffer.from(signature(id), 'base64url')) && altered.split('.').slice(0, 2).join('.') === id.split('.').slice(0, 2).join('.');
+        if (!same) assert.equal(await tokens.verify(altered, identity), undefined, `changed at ${i}`);
       }
     }),
   );
 });
 
-test('an id older than the maximum session age is refused; a short key is refused at start', () => {
+test('an id older than the maximum session age is refused; a short key is refused at start', async () => {
   const state: SessionState = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' }, mode: 'tools', compact: false, issuedAt: Math.floor(Date.now() / 1000) };
-  const id = tokens.issue('me', state);
-  assert.ok(tokens.verify(id, 'me', Date.now() + MAX_SESSION_AGE_MS - 60_000));
-  assert.equal(tokens.verify(id, 'me', Date.now() + MAX_SESSION_AGE_MS + 60_000), undefined);
+  const id = await tokens.issue('me', state);
+  assert.ok(await tokens.verify(id, 'me', Date.now() + MAX_SESSION_AGE_MS - 60_000));
+  assert.equal(await tokens.verify(id, 'me', Date.now() + MAX_SESSION_AGE_MS + 60_000), undefined);
   assert.throws(() => new SessionTokens('short'), /at least 32 bytes/);
-  for (const junk of ['', '.', 'abc', 'a.b.c', `${'x'.repeat(3000)}.y`]) assert.equal(tokens.verify(junk, 'me'), undefined);
+  for (const junk of ['', '.', 'abc', 'a.b.c', `${'x'.repeat(3000)}.y`]) assert.equal(await tokens.verify(junk, 'me'), undefined);
 });
 
-test('a client cannot make its id large: oversized capabilities and names are cut', () => {
+test('the algorithm is pinned: the same payload signed with the same key under another algorithm, or unsigned, is refused', async () => {
+  const state: SessionState = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' }, mode: 'tools', compact: false, issuedAt: Math.floor(Date.now() / 1000) };
+  const id = await tokens.issue('me', state);
+  const payload = Buffer.from(id.split('.')[1], 'base64url');
+  const hs512 = await new CompactSign(payload).setProtectedHeader({ alg: 'HS512' }).sign(Buffer.from(KEY));
+  assert.equal(await tokens.verify(hs512, 'me'), undefined, 'HS512 under the same key');
+  const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${id.split('.')[1]}.`;
+  assert.equal(await tokens.verify(unsigned, 'me'), undefined, 'alg none');
+  assert.ok(await tokens.verify(id, 'me'), 'the id itself verifies');
+});
+
+test('a client cannot make its id large: oversized capabilities and names are cut', async () => {
   const big: SessionState = {
     protocolVersion: '2025-06-18',
     capabilities: { elicitation: { form: {}, huge: 'x'.repeat(100_000) } as never, experimental: { junk: { text: 'y'.repeat(100_000) } } },
@@ -68,8 +82,8 @@ test('a client cannot make its id large: oversized capabilities and names are cu
     compact: false,
     issuedAt: Math.floor(Date.now() / 1000),
   };
-  const id = tokens.issue('me', big);
+  const id = await tokens.issue('me', big);
   assert.ok(id.length < 1000, `id of ${id.length} chars`);
-  const back = tokens.verify(id, 'me')!;
+  const back = (await tokens.verify(id, 'me'))!;
   assert.deepEqual(back.capabilities, { elicitation: {} });
 });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import pino from 'pino';
-import type { Principal } from '../../src/auth/principal.js';
+import { principalKey, type Principal } from '../../src/auth/principal.js';
 import { CatalogStore } from '../../src/catalog/store.js';
 import { compileTenant } from '../../src/catalog/visibility.js';
 import { Policy } from '../../src/classify/policy.js';
@@ -76,7 +76,7 @@ const store = new CatalogStore({
 });
 store.initialBuild();
 const deps: InvokeDeps = { store, sources, events, logger: pino({ level: 'silent' }), callTimeoutMs: 4321 };
-const principal: Principal = { id: 'p', tenant: 't', scopes: new Set(), kind: 'api-key' };
+const principal: Principal = { id: 'p', tenant: 't', scopes: new Set(), kind: 'api-key', key: principalKey('api-key', 't', 'p') };
 
 function writeWorkflow(): void {
   // Step 2 takes step 1's result: the host's step runner threads it through, whatever source made it.

@@ -20,7 +20,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import pino from 'pino';
 import { hashApiKey } from '../../src/auth/api-keys.js';
-import type { Principal } from '../../src/auth/principal.js';
+import { principalKey, type Principal } from '../../src/auth/principal.js';
 import { serve, type RunningServer } from '../../src/host/serve.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../auth/oauth-as-fixture.js';
 import { freePort } from '../helpers/postgres.js';
@@ -143,7 +143,7 @@ describe('oauth', () => {
     as.accessTtlSec = 5; // inside the host's refresh-early window: the next use refreshes
     assert.equal((await browse(linkOf(await whoami(bob)), 'bob@upstream')).status, 200);
     const credentials = host.host.credentials!;
-    const principal: Principal = { id: 'bob', tenant: 'acme', scopes: new Set(), kind: 'api-key' };
+    const principal: Principal = { id: 'bob', tenant: 'acme', scopes: new Set(), kind: 'api-key', key: principalKey('api-key', 'acme', 'bob') };
     const before = as.refreshes;
     const release = as.holdRefreshes();
     const pending = Array.from({ length: 6 }, () => credentials.forCall('mcp:remote', principal));

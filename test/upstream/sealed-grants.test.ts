@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import type { Principal } from '../../src/auth/principal.js';
+import { principalKey, type Principal } from '../../src/auth/principal.js';
 import { EventLog } from '../../src/events/sqlite/log.js';
 import { PostgresEventStore } from '../../src/events/postgres/store.js';
 import type { EventStore } from '../../src/events/store.js';
@@ -21,8 +21,8 @@ const K1 = { id: 'k1', key: Buffer.alloc(32, 1) };
 const K2 = { id: 'k2', key: Buffer.alloc(32, 2) };
 const SECRET = 'a-principal-secret-3e9d1c';
 const logger = pino({ level: 'silent' });
-const alice: Principal = { id: 'alice', tenant: 'acme', scopes: new Set(), kind: 'api-key' };
-const bob: Principal = { id: 'bob', tenant: 'acme', scopes: new Set(), kind: 'api-key' };
+const alice: Principal = { id: 'alice', tenant: 'acme', scopes: new Set(), kind: 'api-key', key: principalKey('api-key', 'acme', 'alice') };
+const bob: Principal = { id: 'bob', tenant: 'acme', scopes: new Set(), kind: 'api-key', key: principalKey('api-key', 'acme', 'bob') };
 const sources = new Map([['mcp:who', { config: { mode: 'per-principal' as const } }]]);
 
 describe('sealing', () => {
