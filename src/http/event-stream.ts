@@ -2,6 +2,7 @@
 // a tenant's events to one client as SSE frames (sse.ts), from the log first
 // and then live, resumable with Last-Event-ID, with memory per client
 // bounded however slow the client reads.
+import type { ServerResponse } from 'node:http';
 import type { ToolEvent } from '../events/event-types.js';
 import type { EventStore, Tail } from '../events/store.js';
 import { sseFrame, type SseStream } from './sse.js';
@@ -18,6 +19,19 @@ function frame(e: ToolEvent): string {
   let text = liveFrames.get(e);
   if (text === undefined) liveFrames.set(e, (text = sseFrame({ id: e.sequence, event: e.type, data: JSON.stringify(e) })));
   return text;
+}
+
+/** Resolves when the response's socket buffer has drained, or the response closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /**
@@ -44,23 +58,12 @@ export function streamEvents(sse: SseStream, log: EventStore, tenant: string, fr
   // The last sequence written to the client (or skipped as already seen).
   let cursor = -1;
 
-  const waitDrain = () =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
-
   const pump = async () => {
     if (pumping) return;
     pumping = true;
     try {
       while (!ended) {
-        if (res.writableNeedDrain) await waitDrain();
+        if (res.writableNeedDrain) await drained(res);
         if (ended) return;
         missed = false;
         const page = await log.readAfterSerialized(tenant, cursor, REPLAY_PAGE);

@@ -23,7 +23,7 @@ import { ContractError } from '../contract/errors.js';
 import { PROTOCOL_VERSION } from '../contract/protocol.js';
 import { principalKey } from '../auth/principal.js';
 import type { ToolEvent } from '../events/event-types.js';
-import { openTail } from '../events/store.js';
+import { openTail, type EventStore } from '../events/store.js';
 import type { EventRouteOptions, HttpDeps } from './deps.js';
 import { requirePrincipal } from './auth-hook.js';
 import { lastEventId, pageBody, pageQuery } from './event-pages.js';
@@ -46,9 +46,41 @@ function sendJson(reply: FastifyReply, json: string): FastifyReply {
   return reply.header('content-type', JSON_TYPE).header('cache-control', 'no-store').send(json);
 }
 
-export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, options: EventRouteOptions = {}): void {
-  const log = deps.events;
-  if (log === undefined) return;
+/** The stream's answer on the hijacked reply: its headers, and the comment that opens it. */
+function openSse(reply: FastifyReply, keepAliveMs: number): SseStream {
+  reply.hijack();
+  // A hijacked reply skips fastify's headers, the onRequest hook's
+  // OpenWOP-Version among them: copy what was set, then add our own.
+  const headers: Record<string, string | number | string[]> = {};
+  for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = v;
+  const sse = new SseStream(reply.raw, {
+    headers: { ...headers, 'openwop-version': PROTOCOL_VERSION, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+    keepAliveMs,
+    keepAliveComment: 'keep-alive',
+  });
+  sse.write(sseComment('openwop tool events'));
+  return sse;
+}
+
+function registerPageRoutes(app: FastifyInstance, deps: HttpDeps, log: EventStore): void {
+  app.get('/sessions/:sessionId/events', async (request, reply) => {
+    const principal = await requirePrincipal(request, deps.authenticator);
+    const { sessionId } = request.params as { sessionId: string };
+    reply.header(LOG_ID_HEADER, log.health().logId);
+    const events = await log.readSessionSerialized(principal.tenant, sessionId);
+    if (events.length === 0) return sendError(reply, 'not_found', SESSION_NOT_FOUND);
+    return sendJson(reply, `{"events":[${events.join(',')}]}`);
+  });
+
+  app.get('/events', async (request, reply) => {
+    const principal = await requirePrincipal(request, deps.authenticator);
+    const { after, limit } = pageQuery(request);
+    reply.header(LOG_ID_HEADER, log.health().logId);
+    return sendJson(reply, await pageBody(log, principal.tenant, after, limit));
+  });
+}
+
+function registerStreamRoute(app: FastifyInstance, deps: HttpDeps, log: EventStore, options: EventRouteOptions): void {
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
   const maxStreams = options.maxStreamsPerPrincipal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL;
   const open = new Set<() => void>();
@@ -64,22 +96,6 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
   // Hijacked streams never finish by themselves: end them so app.close() can.
   app.addHook('preClose', async () => {
     for (const end of [...open]) end();
-  });
-
-  app.get('/sessions/:sessionId/events', async (request, reply) => {
-    const principal = await requirePrincipal(request, deps.authenticator);
-    const { sessionId } = request.params as { sessionId: string };
-    reply.header(LOG_ID_HEADER, log.health().logId);
-    const events = await log.readSessionSerialized(principal.tenant, sessionId);
-    if (events.length === 0) return sendError(reply, 'not_found', SESSION_NOT_FOUND);
-    return sendJson(reply, `{"events":[${events.join(',')}]}`);
-  });
-
-  app.get('/events', async (request, reply) => {
-    const principal = await requirePrincipal(request, deps.authenticator);
-    const { after, limit } = pageQuery(request);
-    reply.header(LOG_ID_HEADER, log.health().logId);
-    return sendJson(reply, await pageBody(log, principal.tenant, after, limit));
   });
 
   app.get('/events/stream', { exposeHeadRoute: false }, async (request, reply) => {
@@ -108,17 +124,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
       if (left <= 0) streamsOf.delete(key);
       else streamsOf.set(key, left);
     };
-    reply.hijack();
-    // A hijacked reply skips fastify's headers, the onRequest hook's
-    // OpenWOP-Version among them: copy what was set, then add our own.
-    const headers: Record<string, string | number | string[]> = {};
-    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = v;
-    const sse = new SseStream(reply.raw, {
-      headers: { ...headers, 'openwop-version': PROTOCOL_VERSION, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
-      keepAliveMs,
-      keepAliveComment: 'keep-alive',
-    });
-    sse.write(sseComment('openwop tool events'));
+    const sse = openSse(reply, keepAliveMs);
     let end: (() => void) | undefined;
     end = streamEvents(sse, log, principal.tenant, from, tail, () => {
       release();
@@ -126,7 +132,13 @@ export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, option
     });
     if (!reply.raw.writableEnded) open.add(end);
   });
+}
 
+export function registerEventRoutes(app: FastifyInstance, deps: HttpDeps, options: EventRouteOptions = {}): void {
+  const log = deps.events;
+  if (log === undefined) return;
+  registerPageRoutes(app, deps, log);
+  registerStreamRoute(app, deps, log, options);
   const methodNotAllowed = (_request: FastifyRequest, reply: FastifyReply) => sendError(reply, 'toolhost.method_not_allowed', 'the event log is read-only', undefined, { allow: 'GET, HEAD' });
   app.route({ method: [...OTHER_METHODS], url: '/events', handler: methodNotAllowed });
   app.route({ method: [...OTHER_METHODS], url: '/sessions/:sessionId/events', handler: methodNotAllowed });
