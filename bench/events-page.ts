@@ -2,7 +2,7 @@
 // body as built before (rows parsed into objects, then JSON.stringify of the
 // whole page) against the body joined from the JSON SQLite builds per row,
 // and the longest stretch the event loop is held while a page is assembled
-// in chunks (src/http/events-routes.ts). Run: npx tsx bench/events-page.ts
+// in chunks (src/http/event-pages.ts). Run: npx tsx bench/events-page.ts
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // Live delivery of a tenant's events (docs/contract.md "Tool sessions"; the SSE
-// stream of http/events-routes.ts). Each subscribed tenant has a delivery
+// stream of http/event-stream.ts). Each subscribed tenant has a delivery
 // cursor: events are handed over once each, in sequence order, after their
 // commit. Another process writing the same SQLite file takes sequences this
 // process never sees being appended; a gap before an event, or the periodic

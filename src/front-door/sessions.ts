@@ -5,7 +5,7 @@
 // under pressure, so a client that leaks sessions costs bounded memory.
 import { getHeapStatistics } from 'node:v8';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FrontDoorTransport } from './fast-call.js';
 import type { Principal } from '../auth/principal.js';
 import { PrincipalCap, type Slot } from '../auth/principal-caps.js';
 
@@ -33,6 +33,9 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   heapPressureRatio: 0.85,
 };
 
+/** What the registry and the /mcp route use of a session's transport (front-door/fast-call.ts). */
+export type SessionTransport = Pick<FrontDoorTransport, 'close' | 'handleRequest' | 'onmessage'>;
+
 export interface McpSession {
   id: string;
   /** The key (kind, tenant, id) of the principal that opened it: every later request must present the same. */
@@ -40,7 +43,7 @@ export interface McpSession {
   /** The principal of the latest request (its scopes may differ from the opener's). */
   principal: Principal;
   server: Server;
-  transport: StreamableHTTPServerTransport;
+  transport: SessionTransport;
   compact: boolean;
   lastSeen: number;
   /** Tool calls in flight in this session (a busy session is never closed for idleness). */
