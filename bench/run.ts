@@ -47,7 +47,7 @@ const only = (() => {
   return i >= 0 ? argv[i + 1] : undefined;
 })();
 // --smoke checks that the processes, scenarios and report still work together
-// (test/bench/smoke.test.ts), as fast as they can: 2 requests per connection
+// (test/e2e/bench-smoke.test.ts), as fast as they can: 2 requests per connection
 // per scenario, and it measures nothing.
 const SMOKE = flag('smoke');
 const QUICK = flag('quick') || SMOKE;
