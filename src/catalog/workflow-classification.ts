@@ -1,5 +1,5 @@
 // A workflow is classified from its steps unless a host rule says otherwise
-// (issue: "the most severe tier among them"). An exec step makes the workflow
+// (docs/config.md "Workflows": the most severe tier among them). An exec step makes the workflow
 // `write` with approval `always`: exec stays reserved to host extensions.
 import type { Approval, Classification, Egress, ReplayPolicy, SafetyTier } from '../contract/descriptor.js';
 
