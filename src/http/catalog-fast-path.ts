@@ -69,7 +69,7 @@ function gatePasses(req: IncomingMessage): boolean {
 }
 
 /**
- * Wraps fastify's request listener: the plain catalog reads are answered
+ * Wraps fastify's request handler: the plain catalog reads are answered
  * here, everything else by fastify. Off when tracing is on (fastify's
  * routes open the request's span).
  */
