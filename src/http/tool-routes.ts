@@ -69,7 +69,7 @@ function withPrincipal(
 const GATE_INLINE = { config: { protocolGateInline: true } };
 
 /** A catalog read on fastify's road: the profile checked, then the body `catalogBody` chooses. */
-function readCatalog(request: FastifyRequest, reply: FastifyReply, deps: HttpDeps, route: CatalogRoute) {
+function readCatalog(request: FastifyRequest, reply: FastifyReply, deps: HttpDeps, route: CatalogRoute): undefined | FastifyReply | Promise<FastifyReply> {
   return withPrincipal(request, reply, deps, (principal) => {
     const profile = profileOf(request);
     if (profile === null) return sendError(reply, 'validation_error', UNKNOWN_PROFILE);
