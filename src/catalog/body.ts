@@ -45,15 +45,15 @@ export function etagOf(bytes: Buffer | string): string {
 
 export class Body {
   private make?: () => Buffer;
-  private _bytes?: Buffer;
-  private _etag?: string;
-  private _gzipTag?: string;
-  private _brTag?: string;
+  private madeBytes?: Buffer;
+  private knownEtag?: string;
+  private gzipTag?: string;
+  private brTag?: string;
   private gzip?: Buffer;
   private br?: Buffer;
   private pending?: { gzip?: Promise<Buffer>; br?: Promise<Buffer> };
 
-  private readonly _size: number;
+  private readonly byteSize: number;
 
   /**
    * `bytes`, or a function making them on first use (then `etag` and `size`
@@ -63,17 +63,17 @@ export class Body {
     if (typeof bytes === 'function') {
       if (etag === undefined || size === undefined) throw new Error('a lazy body needs its ETag and size');
       this.make = bytes;
-      this._size = size;
+      this.byteSize = size;
     } else {
-      this._bytes = bytes;
-      this._size = bytes.length;
+      this.madeBytes = bytes;
+      this.byteSize = bytes.length;
     }
-    this._etag = etag;
+    this.knownEtag = etag;
   }
 
   /** Length of the bytes, known without building them. */
   get size(): number {
-    return this._size;
+    return this.byteSize;
   }
 
   static json(text: string): Body {
@@ -81,11 +81,11 @@ export class Body {
   }
 
   get bytes(): Buffer {
-    if (this._bytes === undefined) {
-      this._bytes = this.make!();
+    if (this.madeBytes === undefined) {
+      this.madeBytes = this.make!();
       this.make = undefined;
     }
-    return this._bytes;
+    return this.madeBytes;
   }
 
   /**
@@ -95,8 +95,8 @@ export class Body {
    * are not equal. Nothing of this body changes.
    */
   heldIn(bytes: Buffer): Body {
-    if (this._bytes === undefined || !bytes.equals(this._bytes)) return this;
-    const body = new Body(bytes, this._etag);
+    if (this.madeBytes === undefined || !bytes.equals(this.madeBytes)) return this;
+    const body = new Body(bytes, this.knownEtag);
     body.gzip = this.gzip;
     body.br = this.br;
     return body;
@@ -104,18 +104,18 @@ export class Body {
 
   /** True when the bytes exist already (a lazy body that was never sent has none). */
   get built(): boolean {
-    return this._bytes !== undefined;
+    return this.madeBytes !== undefined;
   }
 
   get etag(): string {
-    return (this._etag ??= etagOf(this.bytes));
+    return (this.knownEtag ??= etagOf(this.bytes));
   }
 
   /** The ETag of the encoded representation (a different representation needs a different strong tag). */
   tagFor(encoding: Encoding | undefined): string {
     if (encoding === undefined) return this.etag;
-    if (encoding === 'gzip') return (this._gzipTag ??= `${this.etag.slice(0, -1)}-gzip"`);
-    return (this._brTag ??= `${this.etag.slice(0, -1)}-br"`);
+    if (encoding === 'gzip') return (this.gzipTag ??= `${this.etag.slice(0, -1)}-gzip"`);
+    return (this.brTag ??= `${this.etag.slice(0, -1)}-br"`);
   }
 
   /** The body in the given encoding if it has been compressed already. */

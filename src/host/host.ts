@@ -6,8 +6,7 @@
 // A start that fails stops everything it had started, newest first (sources
 // and their child processes, the event log and its timers, key-file watchers),
 // so a failed `serve()` leaves no process, socket or timer behind. The event
-// log is opened before any source starts: a log that cannot be opened should
-// not cost a round of upstream child processes.
+// log is opened before any source starts (event-store.ts).
 import pino, { type Logger } from 'pino';
 import type { ApiKeyStore } from '../auth/api-keys.js';
 import type { HostAuthenticator } from '../auth/authenticator.js';
@@ -20,16 +19,16 @@ import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
 import { itemDeps } from './resources-prompts.js';
 import { Policy } from '../classify/policy.js';
 import { loadConfigFile, type LoadedConfig } from '../config/load.js';
-import { resolve } from 'node:path';
-import { EventLog } from '../events/sqlite/log.js';
 import type { EventStore } from '../events/store.js';
-import { openPostgresEvents } from './postgres-events-config.js';
+import type { ConfigChangeStore } from '../events/config-changes.js';
+import type { AdminConfig } from '../config/schema.js';
+import type { ConfigLayer } from '../config/layer.js';
+import { openEventStore } from './event-store.js';
 import type { InvokeDeps } from '../invoke/types.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createTracing, type Tracing } from '../observability/tracing.js';
 import type { Source } from '../contract/descriptor.js';
 import { createMetrics, type HostMetrics } from '../observability/metrics.js';
-import { createEventLogMonitor } from './event-log-monitor.js';
 import type { SourceHealth } from '../sources/raw-tool.js';
 import { SourceRegistry } from '../sources/registry.js';
 import type { SourceContext } from '../sources/source-context.js';
@@ -38,7 +37,7 @@ import { buildDiscovery, type Discovery } from './discovery.js';
 import { loadSources } from './load-sources.js';
 import { watchConfigFile } from './config-watch.js';
 import { AdminService, layeredConfig, readStoredLayer } from './admin.js';
-import { ConfigReloader, mcpDefaultsOf, tenantPoliciesOf, type TenantMcpDefaults } from './reload.js';
+import { ConfigReloader, mcpDefaultsOf, tenantPoliciesOf, type ReloadParts, type TenantMcpDefaults } from './reload.js';
 import { setUpUpstreamCredentials } from './upstream-credentials.js';
 import type { UpstreamCredentials } from '../upstream/credentials.js';
 
@@ -121,11 +120,9 @@ export async function startHost(configFile: string, options: HostOptions = {}): 
   }
 }
 
-async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger: Logger, parts: StartedParts): Promise<Host> {
-  let loaded = fileConfig;
-  const env = options.env ?? process.env;
-  let config = loaded.config;
-  const dir = loaded.dir;
+/** What the host is observed with: metrics, tracing, and the context every source gets. */
+async function startObservability(loaded: LoadedConfig, options: HostOptions, env: NodeJS.ProcessEnv, logger: Logger, parts: StartedParts) {
+  const config = loaded.config;
   const metrics = createMetrics({
     processMetrics: options.processMetrics ?? false,
     eventLog: config.events !== undefined,
@@ -134,62 +131,33 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
   });
   const tracing = await createTracing(env, options.spanExporter);
   parts.add(() => tracing.shutdown());
-  const ctx: SourceContext = { logger, metrics, configDir: dir, env, tracing, reuse: config.catalog?.reuse !== false };
+  const ctx: SourceContext = { logger, metrics, configDir: loaded.dir, env, tracing, reuse: config.catalog?.reuse !== false };
+  return { metrics, tracing, ctx };
+}
 
-  let events: EventStore | undefined;
-  if (config.events?.postgres) {
-    events = await openPostgresEvents(config.events, { env, configDir: dir, logger, metrics: metrics.eventLog, onStop: (stop) => parts.add(stop) });
-  } else if (config.events?.file !== undefined) {
-    const file = resolve(dir, config.events.file);
-    const monitor = createEventLogMonitor(logger, metrics.eventLog, file);
-    parts.add(() => monitor.stop());
-    const log = EventLog.open(file, {
-      synchronous: config.events.synchronous,
-      retentionDays: config.events.retentionDays,
-      maxEvents: config.events.maxEvents,
-      createIfMissing: config.events.createIfMissing,
-      onAppendFailure: monitor.onAppendFailure,
-      onHealthChange: monitor.onHealthChange,
-    });
-    events = log;
-    parts.add(() => log.close());
-    metrics.eventLog?.writable.set(1);
-    logger.info({ eventLog: file, logId: log.logId, synchronous: config.events.synchronous ?? 'full' }, 'event log open');
-  }
-
-  // The admin API's changes other replicas (or an earlier run) stored: served from the start.
-  const stored = config.admin !== undefined && events?.configChanges !== undefined ? await readStoredLayer(events.configChanges) : undefined;
-  if (stored !== undefined) {
-    loaded = layeredConfig(loaded, stored.layer);
-    config = loaded.config;
-  }
-
-  const credentials = setUpUpstreamCredentials(loaded, env, events, logger);
-  // Upstream sources are created here but connect only when started, below.
-  const sources = new SourceRegistry(await loadSources(loaded, ctx));
-
-  const redis = await connectRedis(loaded, env, logger, metrics);
-  if (redis !== undefined) parts.add(() => redis.stop());
-
+/** The auth layer (docs/auth.md): keys, JWTs, the rate limiter, over the shared Redis when there is one. */
+function startAuth(loaded: LoadedConfig, redis: RedisConnection | undefined, metrics: HostMetrics, logger: Logger, parts: StartedParts): AuthRuntime {
+  const config = loaded.config;
   const auth = setUpAuth({
     redis,
     onRateLimitFallback: metrics.rateLimitStore === undefined ? undefined : () => metrics.rateLimitStore!.fallbacks.inc(),
     auth: config.auth,
     tenants: new Map(Object.entries(config.tenants).map(([id, t]) => [id, t.rateLimit])),
     principals: config.principals ?? [],
-    configDir: dir,
+    configDir: loaded.dir,
     logger,
   });
   parts.add(() => auth.stop());
+  return auth;
+}
 
-  const tenants = tenantPoliciesOf(config.tenants);
-  const policy = new Policy(config.policy);
-  const store = new CatalogStore({
+function catalogStore(loaded: LoadedConfig, sources: SourceRegistry, policy: Policy, ctx: SourceContext): CatalogStore {
+  return new CatalogStore({
     sources: sources.list,
     policy,
-    tenants,
-    logger,
-    metrics,
+    tenants: tenantPoliciesOf(loaded.config.tenants),
+    logger: ctx.logger,
+    metrics: ctx.metrics,
     reuse: ctx.reuse,
     build: {
       // A step no source owns can never exist: a config error. A step an
@@ -198,16 +166,18 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
       isMissingStepFatal: (toolId) => sources.sourceFor(toolId) === undefined,
     },
   });
+}
 
-  const search = new CatalogSearch(store, { synonyms: config.search?.synonyms, maxIndexes: config.search?.maxIndexes, ...(config.search?.meaning !== false ? { wordVectors: () => loadWordVectors() } : {}) });
-  parts.add(() => search.close());
-
-  const deadline = options.startDeadlineMs ?? 10_000;
+/**
+ * Starts every source and builds the first snapshot from what they listed
+ * by the deadline; a source whose start (its first load) ends later is
+ * served by a rebuild then: its first load counts whenever it ends.
+ */
+async function startSources(sources: SourceRegistry, store: CatalogStore, loaded: LoadedConfig, deadline: number, parts: StartedParts): Promise<void> {
   // Registered before starting: a source half-way through its start (a child spawned, no answer yet) is stopped too.
   parts.add(() => Promise.all(sources.list.map((s) => s.stop())));
   let deadlineTimer: NodeJS.Timeout | undefined;
   let built = false;
-  // A source whose start (its first load) ends after the deadline is served by a rebuild then: its first load counts whenever it ends.
   const starting = sources.list.map((s) => s.start(store.scheduleRebuild).then(() => built && store.scheduleRebuild()));
   await Promise.race([Promise.all(starting), new Promise((r) => (deadlineTimer = setTimeout(r, deadline)))]).finally(() => clearTimeout(deadlineTimer));
   try {
@@ -217,48 +187,44 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
     if (err instanceof CatalogBuildError) throw new ConfigError(err.problems.map((p) => `${loaded.file}: ${p.message}`));
     throw err;
   }
+}
 
-  const projected = new Set<Source>(sources.list.map((s) => s.kind));
+async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger: Logger, parts: StartedParts): Promise<Host> {
+  const env = options.env ?? process.env;
+  const { metrics, tracing, ctx } = await startObservability(fileConfig, options, env, logger, parts);
+  const onStop = (stop: () => unknown) => parts.add(stop);
+  const events = await openEventStore(fileConfig.config.events, { env, configDir: fileConfig.dir, logger, metrics: metrics.eventLog, onStop });
+
+  // The admin API's changes other replicas (or an earlier run) stored: served from the start.
+  const stored = fileConfig.config.admin !== undefined && events?.configChanges !== undefined ? await readStoredLayer(events.configChanges) : undefined;
+  const loaded = stored === undefined ? fileConfig : layeredConfig(fileConfig, stored.layer);
+  const config = loaded.config;
+
+  const credentials = setUpUpstreamCredentials(loaded, env, events, logger);
+  // Upstream sources are created here but connect only when started, below.
+  const sources = new SourceRegistry(await loadSources(loaded, ctx));
+  const redis = await connectRedis(loaded, env, logger, metrics);
+  if (redis !== undefined) parts.add(() => redis.stop());
+  const auth = startAuth(loaded, redis, metrics, logger, parts);
+
+  const policy = new Policy(config.policy);
+  const store = catalogStore(loaded, sources, policy, ctx);
+  const search = new CatalogSearch(store, { synonyms: config.search?.synonyms, maxIndexes: config.search?.maxIndexes, ...(config.search?.meaning !== false ? { wordVectors: () => loadWordVectors() } : {}) });
+  parts.add(() => search.close());
+
+  const deadline = options.startDeadlineMs ?? 10_000;
+  await startSources(sources, store, loaded, deadline, parts);
+
   const frontDoor = config.mcp?.enabled ?? true;
-  const discovery = buildDiscovery([...projected], { sessionLifecycle: frontDoor && events !== undefined });
+  const discovery = buildDiscovery([...new Set<Source>(sources.list.map((s) => s.kind))], { sessionLifecycle: frontDoor && events !== undefined });
   const items = itemDeps(loaded, sources, policy, { events, metrics, tracing });
-  const invoke: InvokeDeps = {
-    store,
-    sources,
-    events,
-    logger,
-    callTimeoutMs: config.mcp?.callTimeoutMs ?? 60_000,
-    toolCalls: metrics.toolCalls,
-    tracing,
-    items,
-    credentials,
-  };
-
+  const invoke: InvokeDeps = { store, sources, events, logger, callTimeoutMs: config.mcp?.callTimeoutMs ?? 60_000, toolCalls: metrics.toolCalls, tracing, items, credentials };
   const mcpDefaults = mcpDefaultsOf(config.tenants);
-  const reloader = new ConfigReloader({
-    logger,
-    metrics,
-    ctx,
-    sources,
-    store,
-    auth,
-    mcpDefaults,
-    startDeadlineMs: deadline,
-    loaded: () => host.loaded,
-    setLoaded: (next) => (host.loaded = next),
-    followItems: items.follow,
-  });
-  if (options.watchConfig !== false && config.server?.watchConfig !== false) {
-    const watch = watchConfigFile(loaded.file, reloader, logger);
-    parts.add(() => watch.close());
-  }
-
-  const admin =
-    config.admin === undefined
-      ? undefined
-      : new AdminService({ config: config.admin, authenticator: auth.authenticator, reloader, metrics, loaded: () => host.loaded, tenantSnapshot: () => store.current(), changes: events?.configChanges, stored });
-  if (admin !== undefined) parts.add(() => admin.stop());
-
+  const { reloader, admin } = startChanges(
+    { logger, metrics, ctx, sources, store, auth, mcpDefaults, startDeadlineMs: deadline, loaded: () => host.loaded, setLoaded: (next) => (host.loaded = next), followItems: items.follow },
+    { watch: options.watchConfig !== false && config.server?.watchConfig !== false, file: loaded.file, config: config.admin, changes: events?.configChanges, stored },
+    parts,
+  );
   const host: Host = {
     loaded,
     logger,
@@ -282,6 +248,24 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
     stop: () => parts.stopAll(logger),
   };
   return host;
+}
+
+/** What changes a running host: the reloader (file watch, SIGHUP, admin API), the config file's watch, the admin API's side. */
+function startChanges(
+  reload: ReloadParts,
+  o: { watch: boolean; file: string; config: AdminConfig | undefined; changes: ConfigChangeStore | undefined; stored: { layer: ConfigLayer; seq: number } | undefined },
+  parts: StartedParts,
+): { reloader: ConfigReloader; admin: AdminService | undefined } {
+  const reloader = new ConfigReloader(reload);
+  if (o.watch) {
+    const watch = watchConfigFile(o.file, reloader, reload.logger);
+    parts.add(() => watch.close());
+  }
+  if (o.config === undefined) return { reloader, admin: undefined };
+  const { auth, metrics, store } = reload;
+  const admin = new AdminService({ config: o.config, authenticator: auth.authenticator, reloader, metrics, loaded: reload.loaded, tenantSnapshot: () => store.current(), changes: o.changes, stored: o.stored });
+  parts.add(() => admin.stop());
+  return { reloader, admin };
 }
 
 /**

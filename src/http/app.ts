@@ -4,6 +4,11 @@
 // response: the protocol gate on routes, sendError on every error (so errors
 // raised before any hook, such as a body that fails to parse, carry it too),
 // answerClientError for what Node's parser refuses.
+//
+// The node:http server is made here (fastify's `serverFactory`), so that the
+// catalog's plain reads can be answered in front of fastify's own request
+// handler and the connection rules apply to every server fastify listens with.
+import { createServer, type Server } from 'node:http';
 import { EventLogUnavailableError } from '../events/log-health.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { ContractError } from '../contract/errors.js';
@@ -12,7 +17,7 @@ import { withCatalogFastPath, type RequestListener } from './catalog-fast-path.j
 import { countRequest, registerRequestObservers } from './request-observers.js';
 import { prependHook } from './route-hooks.js';
 import { DISABLED_TRACING } from '../observability/tracing.js';
-import { answerClientError, answerConnect, answerExpectation } from './client-error.js';
+import { answerClientError, answerConnect, answerExpectation, trackResponses } from './client-error.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import type { HttpDeps } from './deps.js';
@@ -25,13 +30,40 @@ import { registerSearchRoutes } from './search-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
 import { registerUiRoutes } from './ui-routes.js';
 import { registerWhoamiRoute } from './whoami-route.js';
-import { DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeoutOptions } from './connection-limits.js';
+import { DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeoutOptions, type ConnectionLimits } from './connection-limits.js';
+
+/**
+ * The node:http server fastify listens with: the timeouts (fastify leaves
+ * them to whoever makes the server), the connection rules, the responses
+ * followed for the parser's refusals (client-error.ts), the answers to
+ * `Expect` and `CONNECT`, and, with tracing off, the catalog's plain reads
+ * answered before fastify (catalog-fast-path.ts); with tracing on, fastify's
+ * routes answer them, opening each request's span.
+ */
+function serverFactory(deps: HttpDeps, limits: ConnectionLimits): (fastify: RequestListener) => Server {
+  const timeouts = serverTimeoutOptions(limits);
+  const tracing = deps.tracing ?? DISABLED_TRACING;
+  return (fastify) => {
+    const auditLogger = deps.authenticator.audit === false ? undefined : auditLoggerOf(deps.logger);
+    const listener = tracing.enabled ? fastify : withCatalogFastPath(fastify, deps, auditLogger);
+    // Node would answer a Host-less HTTP/1.1 request with a bare 400; the protocol gate answers it in the envelope.
+    const server = createServer({ ...timeouts.http, requireHostHeader: false }, listener);
+    server.keepAliveTimeout = timeouts.keepAliveTimeout;
+    server.requestTimeout = timeouts.requestTimeout;
+    server.setTimeout(timeouts.connectionTimeout);
+    // The unread-body rule goes in front of the listener above.
+    guardConnections(server, limits, deps.logger);
+    trackResponses(server);
+    server.on('checkExpectation', answerExpectation);
+    server.on('connect', answerConnect);
+    return server;
+  };
+}
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
   const limits = deps.connectionLimits ?? DEFAULT_CONNECTION_LIMITS;
-  const timeouts = serverTimeoutOptions(limits);
   const app = Fastify({
-    ...timeouts,
+    serverFactory: serverFactory(deps, limits),
     logger: false,
     routerOptions: { maxParamLength: 2048 },
     bodyLimit: 65_536,
@@ -40,8 +72,6 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     return503OnClosing: false,
     // Node's parser refusals (malformed request line or headers, 431, 408) in the envelope.
     clientErrorHandler: answerClientError,
-    // Node would answer a Host-less HTTP/1.1 request with a bare 400; the protocol gate answers it in the envelope.
-    http: { ...timeouts.http, requireHostHeader: false },
     // Long-lived streams (SSE, MCP) are ended by their own close hooks; idle keep-alive sockets must not hold close() up.
     forceCloseConnections: true,
     // Malformed URLs are fastify's own errors: keep them in the envelope too.
@@ -49,19 +79,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
       sendError(reply, 'validation_error', error.code === 'FST_ERR_BAD_URL' ? 'malformed URL' : 'malformed request');
     },
   });
-
-  guardConnections(app.server, limits, deps.logger);
-  app.server.on('checkExpectation', answerExpectation);
-  app.server.on('connect', answerConnect);
   const tracing = deps.tracing ?? DISABLED_TRACING;
-  // The catalog's plain reads are answered before fastify (catalog-fast-path.ts),
-  // after the unread-body rule guardConnections put first; with tracing on,
-  // fastify's routes answer them, opening each request's span.
-  if (!tracing.enabled) {
-    const fastify = app.server.listeners('request').at(-1) as RequestListener;
-    app.server.removeListener('request', fastify);
-    app.server.on('request', withCatalogFastPath(fastify, deps, deps.authenticator.audit === false ? undefined : auditLoggerOf(deps.logger)));
-  }
 
   // The protocol gate runs first on every route (a route-level hook added as
   // routes are registered); the catalog's GET routes run it inline instead,

@@ -5,9 +5,10 @@
 // request (docs/benchmarks.md "Small answers"). Same answers
 // as the fastify routes of tool-routes.ts, byte for byte (status, headers in
 // the same order, body; test/http/fast-path-equivalence.property.test.ts),
-// made by the same pieces: the protocol gate's rule, callerOf, the
-// snapshot's lookup, the ETag and encoding rules and error texts of
-// respond.ts, the audit line and the request count.
+// made by the same functions: the protocol gate's rule, callerOf, the body
+// catalog-read.ts chooses, the answer and headers and error texts of
+// respond.ts, the audit line and the request count; only the writing is
+// this file's own.
 //
 // Only the plain form is taken here: GET, `/tools` or `/tools/{id}`, no
 // query or exactly `?view=compact`, a served or absent `OpenWOP-Version`, a
@@ -23,16 +24,14 @@ import { isServedVersion, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../contract/
 import { callerOf, writeAuditLine, type AuthTarget } from './auth-hook.js';
 import type { HttpDeps } from './deps.js';
 import { countRequest } from './request-observers.js';
-import { acceptedEncoding, COMPRESS_MIN_BYTES, errorText, JSON_TYPE, notModified } from './respond.js';
-import { NOT_FOUND_MESSAGE, toolIdFromUrl } from './tool-routes.js';
+import { catalogBody, NOT_FOUND_MESSAGE, toolIdFromUrl, type CatalogRead, type CatalogRoute } from './catalog-read.js';
+import { bodyAnswer, bodyHeaders, errorText, JSON_TYPE, PRIVATE_CACHE, type BodyAnswer } from './respond.js';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** Longer paths go to fastify, whose router bounds a path parameter (app.ts `maxParamLength`). */
 const MAX_FAST_URL = 1024;
 const COMPACT_QUERY = '?view=compact';
-const CACHE_CONTROL = 'private, no-cache';
-const VARY = 'Accept-Encoding, Authorization';
 
 /** The request as the audit line and the request count read it. */
 class FastRequest implements AuthTarget {
@@ -43,17 +42,8 @@ class FastRequest implements AuthTarget {
   constructor(readonly headers: IncomingMessage['headers']) {}
 }
 
-type Route = '/tools' | '/tools/*';
-
-interface Parsed {
-  route: Route;
-  compact: boolean;
-  /** The toolId (the route /tools/*), percent-decoded. */
-  toolId: string;
-}
-
 /** The plain form of a catalog read, or undefined for fastify to answer. */
-function parse(req: IncomingMessage): Parsed | undefined {
+function parse(req: IncomingMessage): CatalogRead | undefined {
   if (req.method !== 'GET') return undefined;
   const url = req.url;
   if (url === undefined || url.length > MAX_FAST_URL || !url.startsWith('/tools')) return undefined;
@@ -79,21 +69,21 @@ function gatePasses(req: IncomingMessage): boolean {
 }
 
 /**
- * Wraps fastify's request listener: the plain catalog reads are answered
+ * Wraps fastify's request handler: the plain catalog reads are answered
  * here, everything else by fastify. Off when tracing is on (fastify's
  * routes open the request's span).
  */
 export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, auditLogger: Logger | undefined): RequestListener {
   const { authenticator, metrics } = deps;
 
-  const finish = (res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: Buffer | string | undefined, request: FastRequest, route: Route, started: number): void => {
+  const finish = (res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: Buffer | string | undefined, request: FastRequest, route: CatalogRoute, started: number): void => {
     res.writeHead(status, headers);
     res.end(body);
     countRequest(metrics, route, request, status);
     if (auditLogger !== undefined) writeAuditLine(auditLogger, route, request, status, performance.now() - started);
   };
 
-  const sendError = (res: ServerResponse, code: ErrorCode, message: string, details: Record<string, unknown> | undefined, extra: Record<string, string>, request: FastRequest, route: Route, started: number): void => {
+  const sendError = (res: ServerResponse, code: ErrorCode, message: string, details: Record<string, unknown> | undefined, extra: Record<string, string>, request: FastRequest, route: CatalogRoute, started: number): void => {
     const text = errorText(code, message, details);
     const headers: OutgoingHttpHeaders = { [PROTOCOL_HEADER]: PROTOCOL_VERSION, 'content-type': JSON_TYPE, 'cache-control': 'no-store' };
     for (const k in extra) headers[k] = extra[k];
@@ -101,50 +91,33 @@ export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, au
     finish(res, ERROR_STATUS[code], headers, text, request, route, started);
   };
 
-  const sendBody = (req: IncomingMessage, res: ServerResponse, body: Body, request: FastRequest, route: Route, started: number): void => {
-    const encoding = body.size >= COMPRESS_MIN_BYTES ? acceptedEncoding(req.headers['accept-encoding']) : undefined;
-    const etag = body.tagFor(encoding);
-    const ifNoneMatch = req.headers['if-none-match'];
-    if (ifNoneMatch !== undefined && notModified(ifNoneMatch, body)) {
-      finish(res, 304, { [PROTOCOL_HEADER]: PROTOCOL_VERSION, etag, 'cache-control': CACHE_CONTROL, vary: VARY }, undefined, request, route, started);
-      return;
-    }
-    if (encoding === undefined) return sendBytes(res, etag, undefined, body.bytes, request, route, started);
-    const encoded = body.encodedSoon(encoding);
-    if (encoded instanceof Promise) {
-      void encoded.then((bytes) => sendBytes(res, etag, encoding, bytes, request, route, started)).catch((err: unknown) => fault(err, res, request, route, started));
-    } else sendBytes(res, etag, encoding, encoded, request, route, started);
+  const sendBody = (req: IncomingMessage, res: ServerResponse, body: Body, request: FastRequest, route: CatalogRoute, started: number): void => {
+    const answer = bodyAnswer(req.headers, body);
+    const bytes = answer.bytes;
+    if (bytes instanceof Promise) {
+      void bytes.then((b) => sendAnswer(res, answer, b, request, route, started)).catch((err: unknown) => fault(err, res, request, route, started));
+    } else sendAnswer(res, answer, bytes, request, route, started);
   };
 
   // No closure made per request: under a transpiler that keeps function names, each costs a defineProperty.
-  const sendBytes = (res: ServerResponse, etag: string, encoding: string | undefined, bytes: Buffer, request: FastRequest, route: Route, started: number): void => {
-    const headers: OutgoingHttpHeaders = { [PROTOCOL_HEADER]: PROTOCOL_VERSION, etag, 'cache-control': CACHE_CONTROL, vary: VARY, 'content-type': JSON_TYPE };
-    if (encoding !== undefined) headers['content-encoding'] = encoding;
-    headers['content-length'] = bytes.length;
-    finish(res, 200, headers, bytes, request, route, started);
+  const sendAnswer = (res: ServerResponse, answer: BodyAnswer, bytes: Buffer | undefined, request: FastRequest, route: CatalogRoute, started: number): void => {
+    const headers = bodyHeaders(answer, PRIVATE_CACHE, { [PROTOCOL_HEADER]: PROTOCOL_VERSION });
+    if (bytes !== undefined) headers['content-length'] = bytes.length;
+    finish(res, answer.status, headers, bytes, request, route, started);
   };
 
-  const answer = (req: IncomingMessage, res: ServerResponse, p: Parsed, principal: Principal, request: FastRequest, started: number): void => {
-    const snapshot = deps.store.current();
-    if (p.route === '/tools') {
-      const view = snapshot.viewFor(principal);
-      if (!p.compact) return sendBody(req, res, view.standard, request, p.route, started);
-      // Still being compacted after a start: answered once it is, as tool-routes.ts does.
-      const compacting = snapshot.whenCompacted();
-      if (compacting === undefined) return sendBody(req, res, view.compact, request, p.route, started);
-      void compacting.then(() => sendBody(req, res, view.compact, request, p.route, started)).catch((err: unknown) => fault(err, res, request, p.route, started));
-      return;
-    }
-    const entry = snapshot.lookup(principal, p.toolId);
-    if (!entry) return sendError(res, 'not_found', NOT_FOUND_MESSAGE, undefined, {}, request, p.route, started);
-    sendBody(req, res, p.compact ? entry.compact : entry.standard, request, p.route, started);
+  const answer = (req: IncomingMessage, res: ServerResponse, read: CatalogRead, principal: Principal, request: FastRequest, started: number): void => {
+    const body = catalogBody(deps.store, principal, read);
+    if (body === undefined) return sendError(res, 'not_found', NOT_FOUND_MESSAGE, undefined, {}, request, read.route, started);
+    if (!(body instanceof Promise)) return sendBody(req, res, body, request, read.route, started);
+    void body.then((b) => sendBody(req, res, b, request, read.route, started)).catch((err: unknown) => fault(err, res, request, read.route, started));
   };
 
-  const refuse = (res: ServerResponse, err: ContractError, request: FastRequest, route: Route, started: number): void =>
+  const refuse = (res: ServerResponse, err: ContractError, request: FastRequest, route: CatalogRoute, started: number): void =>
     sendError(res, err.code, err.message, err.details, err.headers, request, route, started);
 
   /** What fastify's error handler does with a fault: log it, answer 500 in the envelope. */
-  const fault = (err: unknown, res: ServerResponse, request: FastRequest, route: Route, started: number): void => {
+  const fault = (err: unknown, res: ServerResponse, request: FastRequest, route: CatalogRoute, started: number): void => {
     deps.logger.error({ err }, 'unhandled error in request');
     if (!res.headersSent) sendError(res, 'internal_error', 'internal error', undefined, {}, request, route, started);
   };

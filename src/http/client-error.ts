@@ -4,10 +4,12 @@
 // too long to arrive) never reaches fastify. Node then calls the server's
 // `clientError` handler with the bare socket; this one writes the error
 // envelope with `OpenWOP-Version` by hand and destroys the socket (the
-// connection's state is unknown after a parse error). Two more requests Node
+// connection's state is unknown after a parse error), unless a response on that
+// socket has begun (`trackResponses`: Node names no response with the socket,
+// so the server's own requests are followed). Two more requests Node
 // answers itself, bare, unless the server listens: an `Expect` it cannot meet
 // (417) and `CONNECT` (which would otherwise get the socket closed unanswered).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { ERROR_STATUS, errorBody, type ErrorCode } from '../contract/errors.js';
@@ -64,13 +66,43 @@ export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
   socket.end(rawRefusal('toolhost.method_not_allowed', 'CONNECT is not served: this host is no proxy', 'allow: GET, HEAD, POST, DELETE\r\n'));
 }
 
-/** For Fastify's `clientErrorHandler` option (Node's `clientError` event). */
+/**
+ * The responses not yet finished on each socket: one, or (pipelined
+ * requests) several. Node's `clientError` event hands over the socket alone.
+ */
+const unfinished = new WeakMap<Socket, ServerResponse | ServerResponse[]>();
+
+function follow(request: IncomingMessage, response: ServerResponse): void {
+  const socket = request.socket as Socket;
+  const before = unfinished.get(socket);
+  if (before === undefined || (!Array.isArray(before) && before.writableFinished)) {
+    unfinished.set(socket, response);
+    return;
+  }
+  const open = (Array.isArray(before) ? before : [before]).filter((r) => !r.writableFinished);
+  open.push(response);
+  unfinished.set(socket, open);
+}
+
+/** Follows the server's responses for `answerClientError` (call before it listens). */
+export function trackResponses(server: Server): void {
+  server.on('request', follow);
+}
+
+/** Whether some response on the socket has written its head and not finished. */
+function responding(socket: Socket): boolean {
+  const open = unfinished.get(socket);
+  if (open === undefined) return false;
+  if (!Array.isArray(open)) return open.headersSent && !open.writableFinished;
+  return open.some((r) => r.headersSent && !r.writableFinished);
+}
+
+/** For Fastify's `clientErrorHandler` option (Node's `clientError` event), on a server given to `trackResponses`. */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   // A reset connection has no one to answer.
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   // Bytes of a response already on the way (a timeout mid-answer): adding a second would corrupt it.
-  const responding = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   // As Node's own handler does: write, then destroy (the connection's state is unknown).
-  if (socket.writable && !responding) socket.write(clientErrorResponse(err.code));
+  if (socket.writable && !responding(socket)) socket.write(clientErrorResponse(err.code));
   socket.destroy();
 }

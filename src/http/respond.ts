@@ -2,6 +2,7 @@
 // pre-serialized JSON bodies with ETag revalidation and pre-compressed
 // encodings (docs/contract.md "Error body"). Bodies are made once per snapshot, so a
 // request does no serialization or compression of its own.
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Body, Encoding } from '../catalog/body.js';
 import { ContractError, echoed, ERROR_STATUS, errorBody, type ErrorCode } from '../contract/errors.js';
@@ -112,21 +113,51 @@ export function notModified(ifNoneMatch: string, body: Body): boolean {
   return false;
 }
 
+/** The cache rule of a caller's own answers (the catalog). */
+export const PRIVATE_CACHE = 'private, no-cache';
+const VARY = 'Accept-Encoding, Authorization';
+
 /**
- * Sends a pre-built JSON body: 304 on a matching If-None-Match, else the best
- * accepted encoding. A revalidation never builds a lazy body's bytes. A large
- * body whose encoding is still being compressed (off the event loop) is sent
- * when that finishes: the result is then a promise.
+ * How a pre-built body answers one request: 304 when If-None-Match names
+ * it, else 200 with its bytes in the best encoding the client accepts. A
+ * revalidation never builds a lazy body's bytes; a large body whose
+ * encoding is still being compressed (off the event loop) has its bytes as
+ * a promise. Both roads of the catalog read (fastify's, and node:http's in
+ * catalog-fast-path.ts) answer through this and `bodyHeaders`.
  */
-export function sendBody(request: FastifyRequest, reply: FastifyReply, body: Body, cacheControl = 'private, no-cache'): FastifyReply | Promise<FastifyReply> {
-  const headers = request.headers;
+export interface BodyAnswer {
+  status: 200 | 304;
+  etag: string;
+  /** The content encoding of a 200 (undefined: identity). */
+  encoding: Encoding | undefined;
+  /** Undefined for a 304. */
+  bytes: Buffer | Promise<Buffer> | undefined;
+}
+
+export function bodyAnswer(headers: IncomingHttpHeaders, body: Body): BodyAnswer {
   const encoding = body.size >= COMPRESS_MIN_BYTES ? acceptedEncoding(headers['accept-encoding']) : undefined;
-  reply.header('etag', body.tagFor(encoding)).header('cache-control', cacheControl).header('vary', 'Accept-Encoding, Authorization');
+  const etag = body.tagFor(encoding);
   const ifNoneMatch = headers['if-none-match'];
-  if (ifNoneMatch !== undefined && notModified(ifNoneMatch, body)) return reply.code(304).send();
-  reply.header('content-type', JSON_TYPE);
-  if (encoding === undefined) return reply.send(body.bytes);
-  reply.header('content-encoding', encoding);
-  const encoded = body.encodedSoon(encoding);
-  return encoded instanceof Promise ? encoded.then((bytes) => reply.send(bytes)) : reply.send(encoded);
+  if (ifNoneMatch !== undefined && notModified(ifNoneMatch, body)) return { status: 304, etag, encoding: undefined, bytes: undefined };
+  return { status: 200, etag, encoding, bytes: encoding === undefined ? body.bytes : body.encodedSoon(encoding) };
+}
+
+/** The answer's representation headers, in their order on the wire, added to `into` (the length is the writer's). */
+export function bodyHeaders(answer: BodyAnswer, cacheControl: string, into: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  into.etag = answer.etag;
+  into['cache-control'] = cacheControl;
+  into.vary = VARY;
+  if (answer.status === 304) return into;
+  into['content-type'] = JSON_TYPE;
+  if (answer.encoding !== undefined) into['content-encoding'] = answer.encoding;
+  return into;
+}
+
+/** Sends a pre-built JSON body (`bodyAnswer`); a promise while its encoding is still being compressed. */
+export function sendBody(request: FastifyRequest, reply: FastifyReply, body: Body, cacheControl = PRIVATE_CACHE): FastifyReply | Promise<FastifyReply> {
+  const answer = bodyAnswer(request.headers, body);
+  reply.headers(bodyHeaders(answer, cacheControl, {}));
+  const bytes = answer.bytes;
+  if (bytes === undefined) return reply.code(304).send();
+  return bytes instanceof Promise ? bytes.then((b) => reply.send(b)) : reply.send(bytes);
 }

@@ -1,6 +1,6 @@
-// GET /tools and GET /tools/{toolId}, standard and compact (docs/contract.md "The
-// catalog", "Views and sessions"). Answers come from the current snapshot:
-// a lookup and pre-serialized bytes. Unknown and invisible ids share one 404.
+// The catalog's routes on fastify: GET (and HEAD) /tools and /tools/{toolId}
+// in every form, the body chosen by catalog-read.ts, and 405 for the other
+// methods (the catalog is read-only).
 //
 // The handlers are synchronous when the credential can be checked
 // synchronously (API keys, a remembered JWT): no promise, no extra turn of
@@ -8,18 +8,15 @@
 // answer.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
-import type { Body } from '../catalog/body.js';
-import { profileListBody, profiledTool } from '../catalog/profiles/profiled.js';
 import { PROFILE_IDS, type ProfileId, isProfileId } from '../catalog/profiles/rules.js';
 import { ContractError } from '../contract/errors.js';
 import type { HttpDeps } from './deps.js';
 import { callerOf } from './auth-hook.js';
+import { catalogBody, NOT_FOUND_MESSAGE, toolIdFromUrl, type CatalogRoute } from './catalog-read.js';
 import { protocolGate, sendBody, sendContractError, sendError } from './respond.js';
 
 const READ_METHODS = 'GET, HEAD';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
-export const NOT_FOUND_MESSAGE = 'no tool with that id is available';
-const PREFIX_LENGTH = '/tools/'.length;
 
 /** Only exactly `view=compact` selects the compact view; anything else is the standard view. */
 function wantsCompact(request: FastifyRequest): boolean {
@@ -38,18 +35,6 @@ function profileOf(request: FastifyRequest): ProfileId | undefined | null {
 }
 
 const UNKNOWN_PROFILE = `profile must be one of ${PROFILE_IDS.join(', ')}`;
-
-/** The toolId from the raw path, percent-decoded once (ids may hold `:` `/` `.`). */
-export function toolIdFromUrl(url: string): string {
-  const q = url.indexOf('?', PREFIX_LENGTH);
-  const path = q < 0 ? url.slice(PREFIX_LENGTH) : url.slice(PREFIX_LENGTH, q);
-  if (!path.includes('%')) return path;
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    throw new ContractError('validation_error', 'malformed percent-encoding in toolId');
-  }
-}
 
 function methodNotAllowed(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendError(reply, 'toolhost.method_not_allowed', 'the catalog is read-only', undefined, { allow: READ_METHODS });
@@ -83,33 +68,21 @@ function withPrincipal(
 /** The GET routes run the protocol gate themselves (app.ts): no hook runner on the hottest path. */
 const GATE_INLINE = { config: { protocolGateInline: true } };
 
+/** A catalog read on fastify's road: the profile checked, then the body `catalogBody` chooses. */
+function readCatalog(request: FastifyRequest, reply: FastifyReply, deps: HttpDeps, route: CatalogRoute): undefined | FastifyReply | Promise<FastifyReply> {
+  return withPrincipal(request, reply, deps, (principal) => {
+    const profile = profileOf(request);
+    if (profile === null) return sendError(reply, 'validation_error', UNKNOWN_PROFILE);
+    const toolId = route === '/tools' ? '' : toolIdFromUrl(request.url);
+    const body = catalogBody(deps.store, principal, { route, toolId, compact: wantsCompact(request), profile });
+    if (body === undefined) return sendError(reply, 'not_found', NOT_FOUND_MESSAGE);
+    return body instanceof Promise ? body.then((b) => sendBody(request, reply, b)) : sendBody(request, reply, body);
+  });
+}
+
 export function registerToolRoutes(app: FastifyInstance, deps: HttpDeps): void {
-  app.get('/tools', GATE_INLINE, (request, reply) =>
-    withPrincipal(request, reply, deps, (principal) => {
-      const profile = profileOf(request);
-      if (profile === null) return sendError(reply, 'validation_error', UNKNOWN_PROFILE);
-      const snapshot = deps.store.current();
-      const view = snapshot.viewFor(principal);
-      if (profile !== undefined) return sendBody(request, reply, profileListBody(view, profile));
-      if (!wantsCompact(request)) return sendBody(request, reply, view.standard);
-      // Still being compacted after a start: answered once it is (docs/benchmarks.md "Cold start").
-      const compacting = snapshot.whenCompacted();
-      return compacting === undefined ? sendBody(request, reply, view.compact) : compacting.then(() => sendBody(request, reply, view.compact));
-    }),
-  );
-
-  app.get('/tools/*', GATE_INLINE, (request, reply) =>
-    withPrincipal(request, reply, deps, (principal) => {
-      const profile = profileOf(request);
-      if (profile === null) return sendError(reply, 'validation_error', UNKNOWN_PROFILE);
-      const entry = deps.store.current().lookup(principal, toolIdFromUrl(request.url));
-      if (!entry) return sendError(reply, 'not_found', NOT_FOUND_MESSAGE);
-      if (profile !== undefined) return sendBody(request, reply, profiledTool(entry.tool.descriptor, profile).body);
-      const body: Body = wantsCompact(request) ? entry.compact : entry.standard;
-      return sendBody(request, reply, body);
-    }),
-  );
-
+  app.get('/tools', GATE_INLINE, (request, reply) => readCatalog(request, reply, deps, '/tools'));
+  app.get('/tools/*', GATE_INLINE, (request, reply) => readCatalog(request, reply, deps, '/tools/*'));
   app.route({ method: [...OTHER_METHODS], url: '/tools', handler: methodNotAllowed });
   app.route({ method: [...OTHER_METHODS], url: '/tools/*', handler: methodNotAllowed });
 }

@@ -149,6 +149,32 @@ test('a body that dribbles in with a valid credential is cut off after server.re
   }
 });
 
+test('a request timeout once an answer has begun ends the connection without writing a second answer into it', async () => {
+  const server = await host({ requestTimeoutMs: 400 });
+  try {
+    const { host: authority } = new URL(server.url);
+    const mcpHeaders = { authorization: 'Bearer a1-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'slow', version: '1' } } }),
+    });
+    const session = init.headers.get('mcp-session-id');
+    await init.text();
+    assert.ok(session);
+    const initialized = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...mcpHeaders, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    await initialized.text();
+    // The session's event stream (a GET: its announced body is never read) answers at once and stays open; the body never completes.
+    const raw = await open(server.url);
+    raw.socket.write(`GET /mcp HTTP/1.1\r\nHost: ${authority}\r\nAuthorization: Bearer a1-key\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${session}\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: 100\r\n\r\n{`);
+    await raw.received(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\n/);
+    await raw.closed;
+    assert.doesNotMatch(raw.text(), /HTTP\/1\.1 408/, 'no 408 written into the event stream');
+  } finally {
+    await server.close();
+  }
+});
+
 test('server.maxConnectionsPerAddress: the next connection from the same address is closed at once', async () => {
   const server = await host({ maxConnectionsPerAddress: 3 });
   try {

@@ -366,7 +366,7 @@ class McpSource implements McpToolSource {
   private async open(seq: number, deadline: Promise<never>, relay = this.upstreamRelay, tenant?: string): Promise<Conn> {
     const config = this.config;
     if (config.transport === 'stdio') {
-      const { transport, stderr, lines } = stdioTransport(config, this.ctx, this.redactor, this.log);
+      const { transport, stderr, lines } = stdioTransport(config, this.ctx, this.redactor);
       const conn = this.newConn(seq, 'stdio', transport, relay, tenant);
       conn.lines = lines;
       this.drainStderr(conn, stderr);

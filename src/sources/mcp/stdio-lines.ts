@@ -7,19 +7,17 @@
 // parsed object (and the new id) instead; the MCP source then sees the very
 // same entry objects and reuses its tools by identity.
 //
-// It replaces the SDK's ReadBuffer inside StdioClientTransport (`attachLineCache`):
-// the SDK has no hook for this, and a transport of our own would copy its
-// process handling. Same framing (newline-delimited JSON, `\r\n` accepted),
-// same size limit, same validation (JSONRPCMessageSchema) for every line it parses.
-// What it relies on in the SDK (the `_readBuffer` field, a ReadBuffer read
-// through append / readMessage / clear) is checked by
-// test/mcp-source/sdk-internals.test.ts, which fails when an upgrade moves it.
+// The framing is toolhost's own (`JsonLineReader`), read by its own stdio
+// transport (stdio-client.ts): the SDK's transport has no hook for a reader.
+// It is the MCP stdio framing (newline-delimited JSON, `\r\n` accepted), a
+// bound on the bytes buffered, and validation (JSONRPCMessageSchema) of every
+// line parsed, property-tested against the SDK's own ReadBuffer
+// (test/mcp-source/stdio-lines.test.ts).
 import { hash } from 'node:crypto';
-import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Logger } from 'pino';
 
+/** Bytes buffered at most while a line is incomplete (a larger line fails the connection). */
+export const MAX_BUFFERED_BYTES = 10 * 1024 * 1024;
 /** Lines shorter than this are parsed every time: hashing would not pay. */
 export const CACHE_MIN_BYTES = 32 * 1024;
 /** Pages kept at most (a cache entry holds the page's parsed object). */
@@ -97,31 +95,26 @@ interface CachedPage {
   bytes: number;
 }
 
-/** A drop-in for the SDK's ReadBuffer (append / readMessage / clear). */
-export class CachingLineReader {
-  readonly stats: LineCacheStats = { hits: 0, misses: 0, entries: 0, bytes: 0 };
+/** Newline-delimited JSON-RPC messages out of a byte stream, however it is chunked. */
+export class JsonLineReader {
   private chunks: Buffer[] = [];
   private buffered = 0;
   /** Bytes of `chunks` already searched for a newline. */
   private scanned = 0;
-  private readonly pages = new Map<string, CachedPage>();
-  /** Pages hit or added since `startRead`. */
-  private used = new Set<string>();
 
-  constructor(
-    private readonly maxBufferSize = STDIO_DEFAULT_MAX_BUFFER_SIZE,
-    private readonly maxCacheBytes = DEFAULT_CACHE_MAX_BYTES,
-  ) {}
+  constructor(private readonly maxBufferSize = MAX_BUFFERED_BYTES) {}
 
+  /** Throws (and drops what it holds) when the bytes buffered would pass the bound. */
   append(chunk: Buffer): void {
     if (this.buffered + chunk.length > this.maxBufferSize) {
       this.clear();
-      throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBufferSize} bytes`);
+      throw new Error(`stdio line buffer exceeded maximum size of ${this.maxBufferSize} bytes`);
     }
     this.chunks.push(chunk);
     this.buffered += chunk.length;
   }
 
+  /** The next complete message, or null; throws for a line that is no JSON-RPC message (the line is consumed). */
   readMessage(): JSONRPCMessage | null {
     const line = this.nextLine();
     return line === undefined ? null : this.parse(line);
@@ -131,6 +124,10 @@ export class CachingLineReader {
     this.chunks = [];
     this.buffered = 0;
     this.scanned = 0;
+  }
+
+  protected parse(line: Buffer): JSONRPCMessage {
+    return JSONRPCMessageSchema.parse(JSON.parse(line.toString('utf8')));
   }
 
   /** The next complete line without its newline (and `\r`), or undefined. */
@@ -158,8 +155,23 @@ export class CachingLineReader {
     this.scanned = offset;
     return undefined;
   }
+}
 
-  private parse(line: Buffer): JSONRPCMessage {
+/** The line reader with the page cache. */
+export class CachingLineReader extends JsonLineReader {
+  readonly stats: LineCacheStats = { hits: 0, misses: 0, entries: 0, bytes: 0 };
+  private readonly pages = new Map<string, CachedPage>();
+  /** Pages hit or added since `startRead`. */
+  private used = new Set<string>();
+
+  constructor(
+    maxBufferSize = MAX_BUFFERED_BYTES,
+    private readonly maxCacheBytes = DEFAULT_CACHE_MAX_BYTES,
+  ) {
+    super(maxBufferSize);
+  }
+
+  protected override parse(line: Buffer): JSONRPCMessage {
     const split = line.length >= CACHE_MIN_BYTES ? splitId(line) : undefined;
     if (split !== undefined) {
       const known = this.pages.get(split.key);
@@ -169,7 +181,7 @@ export class CachingLineReader {
         return { ...known.message, id: split.id } as JSONRPCMessage;
       }
     }
-    const message = JSONRPCMessageSchema.parse(JSON.parse(line.toString('utf8')));
+    const message = super.parse(line);
     if (split !== undefined && isToolsPage(message) && (message as { id?: unknown }).id === split.id) {
       this.stats.misses++;
       if (line.length <= this.maxCacheBytes) {
@@ -211,34 +223,4 @@ export class CachingLineReader {
   endRead(): void {
     for (const [key, page] of this.pages) if (!this.used.has(key)) this.drop(key, page);
   }
-}
-
-/** Said once per process: the SDK is the same for every connection. */
-let missingReported = false;
-
-/** Whether this transport keeps its line reader where attachLineCache puts the cache. */
-export function hasReplaceableReader(transport: StdioClientTransport): boolean {
-  const reader = (transport as unknown as { _readBuffer?: unknown })._readBuffer;
-  return reader instanceof ReadBuffer && typeof reader.readMessage === 'function' && typeof reader.append === 'function' && typeof reader.clear === 'function';
-}
-
-/**
- * Puts a CachingLineReader in place of the transport's ReadBuffer. Undefined
- * when this SDK version keeps its reader elsewhere: the cache is only a
- * speed-up, so the source goes on without it, and says so once at warn.
- */
-export function attachLineCache(transport: StdioClientTransport, log: Logger): CachingLineReader | undefined {
-  if (!hasReplaceableReader(transport)) {
-    if (!missingReported) {
-      missingReported = true;
-      log.warn(
-        { event: 'page_cache_unavailable' },
-        'this version of the MCP SDK keeps no ReadBuffer in StdioClientTransport._readBuffer: the stdio page cache is off, every tools/list page is parsed on every read',
-      );
-    }
-    return undefined;
-  }
-  const reader = new CachingLineReader();
-  (transport as unknown as { _readBuffer: CachingLineReader })._readBuffer = reader;
-  return reader;
 }

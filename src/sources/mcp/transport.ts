@@ -5,21 +5,22 @@
 // environment; every value they resolve to, and every configured header or
 // env value, is handed to the source's Redactor before anything could print
 // it. HTTP requests carry the active span's `traceparent` when tracing is on.
-// Over stdio the cache of unchanged `tools/list` pages is put in the
-// transport's reader, unless reuse is off (`catalog.reuse: false`).
+// Over stdio the transport is toolhost's own (stdio-client.ts), reading with
+// the cache of unchanged `tools/list` pages unless reuse is off
+// (`catalog.reuse: false`).
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DEFAULT_INHERITED_ENV_VARS, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Logger } from 'pino';
 import { envRefNames, resolveEnvRefs, resolveEnvRefsInRecord } from '../../util/env-refs.js';
 import type { SourceContext } from '../source-context.js';
 import type { McpHttpConfig, McpStdioConfig } from './config-schema.js';
 import { mentionsCredential } from '../../contract/credential-names.js';
 import type { Redactor } from './redact.js';
-import { attachLineCache, type CachingLineReader } from './stdio-lines.js';
+import { StdioClientTransport } from './stdio-client.js';
+import { CachingLineReader } from './stdio-lines.js';
 
 export type TransportKind = 'stdio' | 'streamable-http' | 'sse';
 
@@ -47,12 +48,12 @@ export interface StdioTransport {
   transport: StdioClientTransport;
   /** The child's stderr (piped, for the source's debug log). */
   stderr: Readable | null;
-  /** The page cache in the transport's reader; absent when reuse is off or the SDK moved its reader. */
+  /** The transport's line reader with the page cache; absent when reuse is off. */
   lines?: CachingLineReader;
 }
 
 /** The child process transport for a stdio server (not started: the client's connect starts it). */
-export function stdioTransport(config: McpStdioConfig, ctx: SourceContext, redactor: Redactor, log: Logger): StdioTransport {
+export function stdioTransport(config: McpStdioConfig, ctx: SourceContext, redactor: Redactor): StdioTransport {
   const env = ctx.env;
   const args = (config.args ?? []).map((a) => resolveEnvRefs(a, env));
   const extraEnv = resolveEnvRefsInRecord(config.env, env);
@@ -65,15 +66,16 @@ export function stdioTransport(config: McpStdioConfig, ctx: SourceContext, redac
   }
   Object.assign(childEnv, extraEnv);
   const command = config.command.includes('/') && !path.isAbsolute(config.command) ? path.resolve(ctx.configDir, config.command) : config.command;
-  const transport = new StdioClientTransport({
+  const lines = ctx.reuse === false ? undefined : new CachingLineReader();
+  const server = {
     command,
     args,
-    env: childEnv,
+    // The SDK's safe defaults from this process under the source's own: what a child started by the SDK's transport sees.
+    env: { ...getDefaultEnvironment(), ...childEnv },
     cwd: path.resolve(ctx.configDir, config.cwd ?? '.'),
-    stderr: 'pipe',
-  });
-  const lines = ctx.reuse === false ? undefined : attachLineCache(transport, log);
-  return { transport, stderr: transport.stderr as Readable | null, lines };
+  };
+  const transport = new StdioClientTransport(server, lines);
+  return { transport, stderr: transport.stderr, lines };
 }
 
 /** Makes the transports of one HTTP server, both from the same resolved URL and headers. */
