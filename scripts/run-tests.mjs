@@ -8,6 +8,10 @@
 // other files' timing would bend its own) is named in ALONE. Extra arguments
 // are passed to `node --test` (e.g. `--test-reporter=tap`).
 //
+// A process ends when its tests have (--test-force-exit: a handle a failed
+// test left open cannot hold the run), and a test that never settles fails
+// after three minutes (--test-timeout) instead of stalling the run.
+//
 // The group files are written under os.tmpdir(), never into the checkout,
 // and import the test files by absolute URL, so a failure still names the
 // test file and line.
@@ -55,6 +59,6 @@ const entries = groups().map((group, i) => {
   writeFileSync(file, group.map((f) => `import ${JSON.stringify(pathToFileURL(join(root, f)).href)};`).join('\n') + '\n');
   return file;
 });
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...runnerArgs, ...entries], { stdio: 'inherit', cwd: root });
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-force-exit', '--test-timeout=180000', ...runnerArgs, ...entries], { stdio: 'inherit', cwd: root });
 rmSync(dir, { recursive: true, force: true });
 process.exit(result.status ?? 1);
