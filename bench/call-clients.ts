@@ -111,7 +111,8 @@ export class RawHttpClient implements CallClient {
   }
 
   private send(method: string, body: string | undefined): Promise<{ status: number; sessionId?: string; contentType: string; body: string }> {
-    const headers: Record<string, string> = { authorization: this.authorization, accept: 'application/json, text/event-stream' };
+    const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
+    if (this.authorization !== '') headers.authorization = this.authorization;
     if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     return new Promise((resolve, reject) => {
