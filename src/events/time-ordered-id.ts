@@ -14,12 +14,16 @@ const POOL_BYTES = 8 * 1024;
 const pool = Buffer.allocUnsafe(POOL_BYTES);
 let offset = POOL_BYTES;
 
-const hex: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const hex2: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const hex3: string[] = Array.from({ length: 4096 }, (_, i) => i.toString(16).padStart(3, '0'));
 
 let lastMs = -1;
 let counter = 0;
+/** `tttttttt-tttt-7` of lastMs: an id is made on every event, a millisecond's prefix once. */
+let prefix = '';
 
-function randomBytes(n: number): number {
+/** The offset of `n` random bytes in the pool, refilled when used up. */
+function random(n: number): number {
   if (offset + n > POOL_BYTES) {
     randomFillSync(pool);
     offset = 0;
@@ -29,28 +33,37 @@ function randomBytes(n: number): number {
   return at;
 }
 
+function enter(ms: number): void {
+  lastMs = ms;
+  const t = ms.toString(16).padStart(12, '0');
+  prefix = `${t.slice(0, 8)}-${t.slice(8, 12)}-7`;
+}
+
 /** A new UUID version 7, greater than every one this process made before (while the clock does not go back). */
 export function timeOrderedId(now = Date.now()): string {
-  let ms = now;
-  if (ms > lastMs) {
-    lastMs = ms;
+  if (now > lastMs) {
+    enter(now);
     // A random start in the lower half leaves room for 2,048 ids in the millisecond.
-    const at = randomBytes(2);
+    const at = random(2);
     counter = ((pool[at] << 8) | pool[at + 1]) & 0x7ff;
-  } else {
-    // The same millisecond, or a clock that went back: count on from the last id.
-    ms = lastMs;
-    counter++;
-    if (counter > 0xfff) {
-      lastMs = ++ms;
-      counter = 0;
-    }
+  } else if (++counter > 0xfff) {
+    // The same millisecond (or a clock that went back) with the counter spent: on to the next one.
+    enter(lastMs + 1);
+    counter = 0;
   }
-  const r = randomBytes(8);
-  const t = ms.toString(16).padStart(12, '0');
-  const b8 = (pool[r] & 0x3f) | 0x80;
+  const r = random(8);
   return (
-    `${t.slice(0, 8)}-${t.slice(8, 12)}-${hex[0x70 | (counter >> 8)]}${hex[counter & 0xff]}-` +
-    `${hex[b8]}${hex[pool[r + 1]]}-${hex[pool[r + 2]]}${hex[pool[r + 3]]}${hex[pool[r + 4]]}${hex[pool[r + 5]]}${hex[pool[r + 6]]}${hex[pool[r + 7]]}`
+    prefix +
+    hex3[counter] +
+    '-' +
+    hex2[(pool[r] & 0x3f) | 0x80] +
+    hex2[pool[r + 1]] +
+    '-' +
+    hex2[pool[r + 2]] +
+    hex2[pool[r + 3]] +
+    hex2[pool[r + 4]] +
+    hex2[pool[r + 5]] +
+    hex2[pool[r + 6]] +
+    hex2[pool[r + 7]]
   );
 }
