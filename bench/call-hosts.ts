@@ -22,6 +22,11 @@ export interface HostOptions {
   fastCalls: boolean;
   /** `events.synchronous`; unset: the default, `full`. */
   synchronous?: 'normal';
+  /** More of the `mcp` section (session caps). */
+  mcp?: Record<string, unknown>;
+  /** Node flags and environment variables for the child, besides BENCH_NODE_FLAGS. */
+  nodeFlags?: string[];
+  env?: Record<string, string>;
 }
 
 export interface Host {
@@ -34,7 +39,7 @@ export interface Host {
 export async function startHost(dir: string, v: HostOptions, compiledDir: string): Promise<Host> {
   const key = `bench-calls-${randomBytes(16).toString('hex')}`;
   const config = {
-    mcp: { enabled: true, fastCalls: v.fastCalls },
+    mcp: { enabled: true, fastCalls: v.fastCalls, ...v.mcp },
     ...(v.events ? { events: { file: join(dir, 'events.sqlite'), ...(v.synchronous ? { synchronous: v.synchronous } : {}) } } : {}),
     tenants: { [TENANT]: { description: 'call bench', tools: ['*'], rateLimit: false } },
     principals: [{ id: 'bench-caller', tenant: TENANT, scopes: [], keyHash: hashApiKey(key) }],
@@ -54,7 +59,8 @@ export async function startHost(dir: string, v: HostOptions, compiledDir: string
   // As users run it: compiled, on dist/; BENCH_CHILD_TSX=1: the sources through tsx.
   const script = process.env.BENCH_CHILD_TSX ? join(HERE, 'toolhost-child.ts') : compiledChild(join(HERE, 'toolhost-child.ts'), compiledDir);
   const name = `toolhost(calls${v.events ? (v.synchronous ? `, events ${v.synchronous}` : '') : ', no events'})`;
-  const child = new Child(name, script, [file, join(dir, 'toolhost.log')], (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
+  const flags = [...(v.nodeFlags ?? []), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
+  const child = new Child(name, script, [file, join(dir, 'toolhost.log')], flags, 'ignore', v.env);
   const ready = await child.next<{ type: 'ready'; url: string }>('ready');
   return { child, url: ready.url, authorization: `Bearer ${key}`, stop: () => child.stop() };
 }

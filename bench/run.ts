@@ -3,7 +3,7 @@
 //   npx tsx bench/run.ts            full run (about 10 minutes), writes docs/benchmarks.md
 //   npx tsx bench/run.ts --quick    short run (1,000 tools, short loads, no docs)
 //   npx tsx bench/run.ts --smoke    every part once on a tiny corpus (figures meaningless), in npm test
-//   options: --tools N  --reps N  --duration S  --build-reps N  --list-changed N
+//   options: --tools N  --reps N  --duration S  --build-reps N  --list-changed N  --idle-sessions N
 //            --only 'SUBSTRING|SUBSTRING' (scenarios)  --no-sweep  --no-audit  --no-docs
 //   BENCH_PROFILE=DIR writes a CPU profile of toolhost per scenario (its measured runs only) to DIR.
 //
@@ -25,6 +25,7 @@ import { stringify } from 'yaml';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import type { BuildBenchResult } from './build-bench.js';
 import { compiledChild } from './compiled-child.js';
+import { runIdleSessions } from './idle-sessions.js';
 import { callTable, proxyTargets, runCallScenarios } from './calls.js';
 import { benchConfig, benchKeys, REPO_ROOT, TENANTS, type TenantName } from './config.js';
 import { compareInRounds, LoadGenerator, type Measured, type Server } from './measure.js';
@@ -69,6 +70,7 @@ const O = {
   // The small answers' targets are with the audit line on (the default): the smoke run starts that host too.
   audit: (SMOKE || !QUICK) && !flag('no-audit'),
   docs: !QUICK && !flag('no-docs') && !only,
+  idleSessions: opt('idle-sessions', QUICK ? 1000 : 10_000),
 };
 /** Concurrent clients of the call benchmark's many-clients rows. */
 const CALL_CLIENTS = SMOKE ? 2 : 16;
@@ -436,7 +438,16 @@ async function main(): Promise<void> {
   }
   if (callRows.length > 0) targetRows.push(...proxyTargets(callRows, CALL_CLIENTS, callsSpan));
 
-  // 8. Report.
+  // 8. Idle MCP sessions (bench/idle-sessions.ts): memory and timers per open session; not in the smoke run (it opens thousands).
+  const idleSpan = { from: Date.now(), to: 0 };
+  const idle = SMOKE || only !== undefined ? undefined : await runIdleSessions(O.idleSessions, 4, log);
+  idleSpan.to = Date.now();
+  targetRows.push(
+    { target: `idle MCP sessions: JS heap per open idle session (${fmt(O.idleSessions)} sessions, after a full collection; one value per quarter opened)`, threshold: 8, unit: 'KiB', better: 'lower', values: idle?.heapKiBPerSession ?? [], digits: 1, span: idleSpan },
+    { target: `idle MCP sessions: timers per open idle session (${fmt(O.idleSessions)} sessions)`, threshold: 0.01, unit: 'timers', better: 'lower', values: idle?.timersPerSession ?? [], digits: 3, span: idleSpan },
+  );
+
+  // 9. Report.
   loadSampler.stop();
   const loadSamples = loadSampler.within();
   const load = { min: Math.min(...loadSamples), max: Math.max(...loadSamples), median: median(loadSamples) };
