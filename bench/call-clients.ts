@@ -4,6 +4,7 @@
 // the front door is held against), the official SDK client over Streamable
 // HTTP, and a raw keep-alive HTTP client that does nothing but POST JSON-RPC
 // with the session header and read the answer (JSON or SSE).
+import { setMaxListeners } from 'node:events';
 import { Agent, request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -54,6 +55,9 @@ export async function stdioClient(command: string, args: string[], cwd: string):
 
 /** The official SDK client over Streamable HTTP. */
 export async function sdkHttpClient(url: string, authorization: string): Promise<CallClient> {
+  // Each of its POSTs leaves an abort listener on the transport's signal until collected: thousands of calls
+  // would print a MaxListenersExceededWarning per call, in the bench process, while it measures.
+  setMaxListeners(0);
   const client = new Client(CLIENT_INFO);
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: { authorization } } });
   await client.connect(transport);
@@ -111,7 +115,8 @@ export class RawHttpClient implements CallClient {
   }
 
   private send(method: string, body: string | undefined): Promise<{ status: number; sessionId?: string; contentType: string; body: string }> {
-    const headers: Record<string, string> = { authorization: this.authorization, accept: 'application/json, text/event-stream' };
+    const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
+    if (this.authorization !== '') headers.authorization = this.authorization;
     if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     return new Promise((resolve, reject) => {

@@ -1,7 +1,9 @@
 // The call benchmark's rows (bench/calls.ts) and their Markdown table, as
 // bench/run.ts and bench/calls.ts print them (docs/benchmarks.md "A call
-// through the front door").
+// through the front door"), and the targets held against the proxies
+// (docs/benchmarks.md "Against the proxies").
 import { median } from './shared.js';
+import type { TargetRow } from './targets.js';
 
 /** One measured row: per-round figures, and its target when it has one. */
 export interface CallRow {
@@ -9,7 +11,7 @@ export interface CallRow {
   p50Ms: number[];
   p99Ms: number[];
   callsPerSecond: number[];
-  /** Toolhost's CPU time (all threads) per call, when the row went through it. */
+  /** The server's CPU time (all threads of its process) per call, when the row went through one. */
   cpuMsPerCall?: number[];
   /** Events in the log per call made (4: opened, called, returned, closed), when the row recorded events. */
   eventsPerCall?: number;
@@ -26,7 +28,7 @@ const range = (xs: number[], digits: number) => {
 /** The rows as a Markdown table: medians with (min–max) over rounds. */
 export function callTable(rows: CallRow[]): string {
   const lines = [
-    '| call | p50 ms | p99 ms | calls/s | toolhost CPU ms per call | events per call | target | |',
+    '| call | p50 ms | p99 ms | calls/s | server CPU ms per call | events per call | target | |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map((r) =>
       [
@@ -42,4 +44,42 @@ export function callTable(rows: CallRow[]): string {
     ),
   ];
   return lines.map((l) => (l.startsWith('|') ? l : `| ${l} |`)).join('\n');
+}
+
+/** The proxies' names as the call rows spell them (bench/proxies.ts). */
+export const PROXY_NAMES = ['mcp-proxy', 'supergateway'] as const;
+
+/** Row names shared by bench/calls.ts (which makes the rows) and the targets below (which read them). */
+export const ROW = {
+  direct: 'echo, direct over stdio (SDK client)',
+  raw: 'echo through /mcp, raw keep-alive HTTP client',
+  rawNormal: 'echo through /mcp, raw keep-alive HTTP client, events.synchronous: normal',
+  sdk: 'echo through /mcp, SDK client (Streamable HTTP)',
+  viaProxy: (proxy: string) => `echo through ${proxy}, raw keep-alive HTTP client`,
+  many: (clients: number) => `echo through /mcp, ${clients} raw clients`,
+  manyViaProxy: (proxy: string, clients: number) => `echo through ${proxy}, ${clients} raw clients`,
+  pack: 'node-pack tool through /mcp, 1 raw client',
+  packMany: (clients: number) => `node-pack tool through /mcp, ${clients} raw clients`,
+};
+
+/**
+ * The targets against the proxies, per round: toolhost's figure over the
+ * better proxy's of the same round (the higher calls/s, the lower p99).
+ * Empty values (a run without the proxies) report "not measured".
+ */
+export function proxyTargets(rows: readonly CallRow[], clients: number, span?: { from: number; to: number }): TargetRow[] {
+  const find = (name: string) => rows.find((r) => r.name === name);
+  const proxies = (name: (p: string) => string) => PROXY_NAMES.map((p) => find(name(p))).filter((r): r is CallRow => r !== undefined);
+  /** Per round: mine ÷ the best proxy's, where best is the max (or min) of that round. */
+  const against = (mine: number[] | undefined, theirs: number[][], best: (...xs: number[]) => number) =>
+    theirs.length === 0 || mine === undefined ? [] : mine.map((x, i) => x / best(...theirs.map((t) => t[i] ?? NaN)));
+  const one = proxies(ROW.viaProxy);
+  const many = proxies((p) => ROW.manyViaProxy(p, clients));
+  const rate = (xs: CallRow[]) => xs.map((r) => r.callsPerSecond);
+  return [
+    { target: 'echo, 1 raw client, events.synchronous: full: calls/s ÷ the faster proxy\'s', threshold: 1, unit: '×', better: 'higher', values: against(find(ROW.raw)?.callsPerSecond, rate(one), Math.max), span },
+    { target: 'echo, 1 raw client, events.synchronous: normal: calls/s ÷ the faster proxy\'s', threshold: 1.3, unit: '×', better: 'higher', values: against(find(ROW.rawNormal)?.callsPerSecond, rate(one), Math.max), span },
+    { target: `echo, ${clients} raw clients (events.synchronous: full): calls/s ÷ the faster proxy's`, threshold: 1.5, unit: '×', better: 'higher', values: against(find(ROW.many(clients))?.callsPerSecond, rate(many), Math.max), span },
+    { target: 'echo, 1 raw client (events.synchronous: full): p99 ÷ the lower of the proxies\' p99', threshold: 1, unit: '×', better: 'lower', values: against(find(ROW.raw)?.p99Ms, one.map((r) => r.p99Ms), Math.min), span },
+  ];
 }

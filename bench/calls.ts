@@ -1,30 +1,33 @@
 // The call benchmark: what a tools/call through toolhost's `/mcp` costs next
-// to the same call made straight to the upstream (docs/benchmarks.md "A call
-// through the front door"). Run alone or from bench/run.ts
-// (`runCallScenarios`):
+// to the same call made straight to the upstream and through the two proxies
+// people put in front of a stdio server (docs/benchmarks.md "A call through
+// the front door", "Against the proxies"). Run alone or from bench/run.ts
+// (`runCallScenarios`); `npm run build` first (toolhost runs compiled):
 //
-//   npx tsx bench/calls.ts [--smoke] [--calls N] [--rounds N] [--concurrency N] [--no-events-row] [--no-fast-calls] [--compare-roads]
+//   npx tsx bench/calls.ts [--smoke] [--calls N] [--rounds N] [--concurrency N] [--no-events-row] [--no-normal-row] [--no-proxies] [--no-fast-calls] [--compare-roads]
 //
 // Processes (loopback only): server-everything over stdio, spawned by a plain
-// SDK client (the direct reference) and by toolhost (bench/toolhost-child.ts,
-// rate limits off, the audit line on as by default, events recorded in a
-// SQLite file in a temp dir). Every client calls sequentially; rounds
-// alternate the order of direct and front-door runs, and each figure is
-// min–median–max over rounds.
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// SDK client (the direct reference), by toolhost (bench/toolhost-child.ts,
+// compiled on dist/ as users run it (bench/compiled-child.ts), rate limits
+// off, the audit line on as by default, events recorded in a SQLite file in
+// a temp dir, `events.synchronous: full` and a second host with `normal`) and
+// by supergateway and mcp-proxy (bench/proxies.ts). The same raw client calls
+// every HTTP server. Every client calls sequentially; rounds alternate the
+// order of the parties, and each figure is min–median–max over rounds.
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stringify } from 'yaml';
-import { hashApiKey } from '../src/auth/api-keys.js';
-import { callTable, type CallRow } from './call-report.js';
+import { callTable, proxyTargets, ROW, type CallRow } from './call-report.js';
+import { countEvents, EVERYTHING, startHost, type Host } from './call-hosts.js';
+import { PROXIES, startProxy, type Proxy } from './proxies.js';
+import { LoadSampler, targetsTable } from './targets.js';
 import { RawHttpClient, runSequential, sdkHttpClient, stdioClient, type CallClient, type CallTarget, type ClientRun } from './call-clients.js';
 import { REPO_ROOT } from './config.js';
-import { Child, cpuSeconds, get } from './procs.js';
+import { cpuSeconds } from './procs.js';
 import { median, percentile } from './shared.js';
 
-export { callTable, type CallRow } from './call-report.js';
+export { callTable, proxyTargets, type CallRow } from './call-report.js';
 
 export interface CallScenarioOptions {
   /** Each scenario once with a handful of calls: checks the wiring, measures nothing. */
@@ -32,8 +35,12 @@ export interface CallScenarioOptions {
   /** Sequential calls per client per round. */
   calls?: number;
   rounds?: number;
-  /** Concurrent clients of the node-pack row. */
+  /** Concurrent clients of the many-clients rows (node-pack, and echo through toolhost and each proxy). */
   concurrency?: number;
+  /** false: no supergateway and mcp-proxy rows. */
+  proxies?: boolean;
+  /** false: no second host with `events.synchronous: normal`. */
+  normalRow?: boolean;
   /** Also measures the front door with no event log, to separate what recording costs. */
   eventsOffRow?: boolean;
   /** Also measures hosts with `mcp.fastCalls: false`, in the same rounds: the fast road's before and after. */
@@ -45,59 +52,12 @@ export interface CallScenarioOptions {
   log?: (line: string) => void;
 }
 
-const HERE = fileURLToPath(new URL('.', import.meta.url));
-const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const ECHO: CallTarget = { name: 'echo', arguments: { message: 'hello' } };
 const ECHO_VIA_HOST: CallTarget = { name: 'mcp:everything.echo', arguments: { message: 'hello' } };
 const UPPERCASE: CallTarget = { name: 'openwop:text.uppercase', arguments: { text: 'hello' } };
-const TENANT = 'bench';
-
-interface Host {
-  child: Child;
-  url: string;
-  authorization: string;
-  stop(): Promise<void>;
-}
-
-async function startHost(dir: string, events: boolean, fastCalls: boolean): Promise<Host> {
-  const key = `bench-calls-${randomBytes(16).toString('hex')}`;
-  const config = {
-    mcp: { enabled: true, fastCalls },
-    ...(events ? { events: { file: join(dir, 'events.sqlite') } } : {}),
-    tenants: { [TENANT]: { description: 'call bench', tools: ['*'], rateLimit: false } },
-    principals: [{ id: 'bench-caller', tenant: TENANT, scopes: [], keyHash: hashApiKey(key) }],
-    policy: {
-      rules: [
-        { match: ['mcp:everything.echo', 'openwop:text.*'], safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none' },
-        // Everything else server-everything lists stays as the default (write): not called here.
-      ],
-    },
-    sources: {
-      nodePacks: [{ path: join(REPO_ROOT, 'examples/demo/packs/text') }],
-      mcp: [{ id: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], cwd: REPO_ROOT, refreshIntervalMs: 0 }],
-    },
-  };
-  const file = join(dir, 'toolhost.yaml');
-  writeFileSync(file, stringify(config));
-  const child = new Child(events ? 'toolhost(calls)' : 'toolhost(calls, no events)', join(HERE, 'toolhost-child.ts'), [file, join(dir, 'toolhost.log')], (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
-  const ready = await child.next<{ type: 'ready'; url: string }>('ready');
-  return { child, url: ready.url, authorization: `Bearer ${key}`, stop: () => child.stop() };
-}
-
-/** Every event of the tenant's stream, counted page by page. */
-async function countEvents(host: Host): Promise<number> {
-  let count = 0;
-  // Sequences start at 0; -1 reads from the first event.
-  let after = -1;
-  for (;;) {
-    const res = await get(host.url, `/events?after=${after}&limit=1000`, { authorization: host.authorization });
-    if (res.status !== 200) throw new Error(`GET /events: HTTP ${res.status}`);
-    const page = JSON.parse(res.body.toString('utf8')) as { events: unknown[]; next: number };
-    if (page.events.length === 0) return count;
-    count += page.events.length;
-    after = page.next;
-  }
-}
+/** The node-pack rows' targets: 1 client, and the many-clients row. */
+const PACK_ONE_TARGET = 2000;
+const PACK_MANY_TARGET = 3000;
 
 interface Tally {
   p50Ms: number[];
@@ -135,10 +95,21 @@ interface Variant {
   label: string;
   events: boolean;
   fastCalls: boolean;
+  /** `normal`: the host runs with `events.synchronous: normal` (raw echo row only); unset: the default, `full`. */
+  synchronous?: 'normal';
+  /** Events its log holds per call made through it, counted back at the end. */
+  eventsPerCall?: number;
   host?: Host;
   raw: Tally;
   sdk: Tally;
   pack: Tally;
+}
+
+/** One proxy of the comparison and its two rows: one client, and many at once. */
+interface ProxyRun {
+  proxy: Proxy;
+  one: Tally;
+  many: Tally;
 }
 
 export async function runCallScenarios(options: CallScenarioOptions = {}): Promise<CallRow[]> {
@@ -151,105 +122,120 @@ export async function runCallScenarios(options: CallScenarioOptions = {}): Promi
   const tmp = mkdtempSync(join(os.tmpdir(), 'toolhost-bench-calls-'));
   const direct = tally();
   const packN = tally();
-  const variant = (label: string, events: boolean, fastCalls: boolean): Variant => ({ label, events, fastCalls, raw: tally(), sdk: tally(), pack: tally() });
+  const echoN = tally();
+  const variant = (label: string, events: boolean, fastCalls: boolean, synchronous?: 'normal'): Variant => ({ label, events, fastCalls, synchronous, raw: tally(), sdk: tally(), pack: tally() });
   const fastRoad = options.fastCalls ?? true;
   const variants = [variant('', true, fastRoad)];
+  if (options.normalRow ?? true) variants.push(variant('events.synchronous: normal', true, fastRoad, 'normal'));
   if (options.eventsOffRow) variants.push(variant('no event log', false, fastRoad));
   if (options.compareRoads && fastRoad) variants.push(variant('SDK transport road (mcp.fastCalls: false)', true, false), variant('SDK transport road, no event log', false, false));
   const main = variants[0];
+  const proxies: ProxyRun[] = [];
+  const compiled = join(tmp, 'compiled');
   try {
-    for (const v of variants) v.host = await startHost(mkdtempSync(join(tmp, 'host-')), v.events, v.fastCalls);
+    for (const v of variants) v.host = await startHost(mkdtempSync(join(tmp, 'host-')), v, compiled);
+    for (const name of options.proxies === false ? [] : PROXIES) proxies.push({ proxy: await startProxy(name, process.execPath, [EVERYTHING, 'stdio'], REPO_ROOT), one: tally(), many: tally() });
     const host = main.host!;
-    const viaRaw = (h: Host) => () => RawHttpClient.open(h.url, h.authorization);
+    const viaRaw = (url: string, authorization: string) => () => RawHttpClient.open(url, authorization);
     const profile = async (what: 'start' | 'stop', name: string) => {
       if (options.profileDir === undefined) return;
       await host.child.ask(what === 'start' ? { type: 'profile-start' } : { type: 'profile-stop', file: join(options.profileDir, `calls_${name}.toolhost.cpuprofile`) }, `profile-${what}`);
     };
-    /** Calls made through the main host, warm-up included: what its event count is divided by. */
-    let hostCalls = 0;
-    /** Runs clients against a host and records them, with the host's CPU time over the measured calls. */
-    const viaHost = async (h: Host, t: Tally, open: () => Promise<CallClient>, clients: number, target: CallTarget, n: number) => {
+    /** Calls made through each host, warm-up included: what its event count is divided by. */
+    const hostCalls = new Map<number, number>();
+    /** Runs clients against a server and records them, with the server process's CPU time over the measured calls. */
+    const viaServer = async (pid: number, t: Tally, open: () => Promise<CallClient>, clients: number, target: CallTarget, n: number) => {
       const opened = await Promise.all(Array.from({ length: clients }, open));
       try {
         await Promise.all(opened.map((c) => runSequential(c, target, warmup)));
-        const cpu0 = cpuSeconds(h.child.pid);
+        const cpu0 = cpuSeconds(pid);
         const runs = await Promise.all(opened.map((c) => runSequential(c, target, n)));
-        record(t, runs, cpuSeconds(h.child.pid) - cpu0);
+        record(t, runs, cpuSeconds(pid) - cpu0);
       } finally {
         await Promise.all(opened.map((c) => c.close()));
       }
-      if (h === host) hostCalls += clients * (warmup + n);
+      hostCalls.set(pid, (hostCalls.get(pid) ?? 0) + clients * (warmup + n));
     };
+    const viaHost = (h: Host, t: Tally, open: () => Promise<CallClient>, clients: number, target: CallTarget, n: number) => viaServer(h.child.pid, t, open, clients, target, n);
+    const manyCalls = Math.ceil((calls * 2) / concurrency);
     for (let round = 0; round < rounds; round++) {
+      /** Each round visits the parties in another order, so none always runs on a machine another has just warmed. */
+      const inTurn = async (parties: Array<() => Promise<void>>) => {
+        for (const party of round % 2 === 0 ? parties : [...parties].reverse()) await party();
+      };
       const runDirect = async () => record(direct, await measureClients(() => stdioClient(process.execPath, [EVERYTHING, 'stdio'], REPO_ROOT), 1, ECHO, warmup, calls));
-      const runHosts = async () => {
-        // Each round visits the hosts in another order.
-        for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
-          const h = v.host!;
-          if (v === main) await profile('start', 'raw');
-          await viaHost(h, v.raw, viaRaw(h), 1, ECHO_VIA_HOST, calls);
-          if (v === main) await profile('stop', 'raw');
-          if (v.events) await viaHost(h, v.sdk, () => sdkHttpClient(h.url, h.authorization), 1, ECHO_VIA_HOST, calls);
-          if (v.events) await viaHost(h, v.pack, viaRaw(h), 1, UPPERCASE, calls);
+      const runHost = (v: Variant) => async () => {
+        const h = v.host!;
+        if (v === main) await profile('start', 'raw');
+        await viaHost(h, v.raw, viaRaw(h.url, h.authorization), 1, ECHO_VIA_HOST, calls);
+        if (v === main) await profile('stop', 'raw');
+        if (v.events && v.synchronous === undefined) {
+          await viaHost(h, v.sdk, () => sdkHttpClient(h.url, h.authorization), 1, ECHO_VIA_HOST, calls);
+          await viaHost(h, v.pack, viaRaw(h.url, h.authorization), 1, UPPERCASE, calls);
         }
       };
-      // Alternating order, so neither side always runs on a machine the other has just warmed.
-      if (round % 2 === 0) {
-        await runDirect();
-        await runHosts();
-      } else {
-        await runHosts();
-        await runDirect();
-      }
-      await profile('start', 'node_pack');
-      await viaHost(host, packN, viaRaw(host), concurrency, UPPERCASE, Math.ceil((calls * 2) / concurrency));
-      await profile('stop', 'node_pack');
+      const runProxy = (p: ProxyRun) => () => viaServer(p.proxy.pid, p.one, viaRaw(p.proxy.url, ''), 1, ECHO, calls);
+      await inTurn([runDirect, ...variants.map(runHost), ...proxies.map(runProxy)]);
+      // Many clients at once: the node-pack tool, then echo through toolhost and through each proxy.
+      await inTurn([
+        async () => {
+          await profile('start', 'node_pack');
+          await viaHost(host, packN, viaRaw(host.url, host.authorization), concurrency, UPPERCASE, manyCalls);
+          await profile('stop', 'node_pack');
+        },
+        () => viaHost(host, echoN, viaRaw(host.url, host.authorization), concurrency, ECHO_VIA_HOST, manyCalls),
+        ...proxies.map((p) => () => viaServer(p.proxy.pid, p.many, viaRaw(p.proxy.url, ''), concurrency, ECHO, manyCalls)),
+      ]);
       log(
         `calls round ${round + 1}/${rounds}: direct p50 ${direct.p50Ms.at(-1)!.toFixed(2)} ms; ` +
-          variants.map((v) => `[${v.label || 'toolhost'}] raw ${v.raw.p50Ms.at(-1)!.toFixed(2)} ms${v.events ? `, SDK ${v.sdk.p50Ms.at(-1)!.toFixed(2)} ms, node-pack ${v.pack.callsPerSecond.at(-1)!.toFixed(0)}/s` : ''}`).join('; ') +
-          `; node-pack ×${concurrency} ${packN.callsPerSecond.at(-1)!.toFixed(0)}/s`,
+          variants.map((v) => `[${v.label || 'toolhost'}] raw ${v.raw.p50Ms.at(-1)!.toFixed(2)} ms ${v.raw.callsPerSecond.at(-1)!.toFixed(0)}/s${v.pack.p50Ms.length ? `, SDK ${v.sdk.p50Ms.at(-1)!.toFixed(2)} ms, node-pack ${v.pack.callsPerSecond.at(-1)!.toFixed(0)}/s` : ''}`).join('; ') +
+          proxies.map((p) => `; [${p.proxy.name}] ${p.one.p50Ms.at(-1)!.toFixed(2)} ms ${p.one.callsPerSecond.at(-1)!.toFixed(0)}/s, ×${concurrency} ${p.many.callsPerSecond.at(-1)!.toFixed(0)}/s`).join('') +
+          `; toolhost ×${concurrency}: node-pack ${packN.callsPerSecond.at(-1)!.toFixed(0)}/s, echo ${echoN.callsPerSecond.at(-1)!.toFixed(0)}/s`,
       );
     }
-    const eventsPerCall = (await countEvents(host)) / hostCalls;
-    return rows({ direct, variants, packN, concurrency, eventsPerCall, smoke });
+    for (const v of variants) if (v.events) v.eventsPerCall = (await countEvents(v.host!)) / hostCalls.get(v.host!.child.pid)!;
+    return rows({ direct, variants, packN, echoN, proxies, concurrency, smoke });
   } finally {
-    await Promise.all(variants.map((v) => v.host?.stop()));
+    await Promise.all([...variants.map((v) => v.host?.stop()), ...proxies.map((p) => p.proxy.stop())]);
     rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-function rows(t: { direct: Tally; variants: Variant[]; packN: Tally; concurrency: number; eventsPerCall: number; smoke: boolean }): CallRow[] {
+function rows(t: { direct: Tally; variants: Variant[]; packN: Tally; echoN: Tally; proxies: ProxyRun[]; concurrency: number; smoke: boolean }): CallRow[] {
   const directP50 = median(t.direct.p50Ms);
   const directRate = median(t.direct.callsPerSecond);
   const [main] = t.variants;
-  const judged = (name: string, x: Tally, judge: boolean): CallRow => {
+  const judged = (name: string, x: Tally, v: Variant): CallRow => {
     const added = median(x.p50Ms) - directP50;
     const share = median(x.callsPerSecond) / directRate;
+    const judge = v === main;
     return {
       name,
       ...x,
-      eventsPerCall: judge ? t.eventsPerCall : undefined,
+      eventsPerCall: v.eventsPerCall,
       target: judge ? '< 1 ms added p50, ≥ 0.5× direct calls/s' : undefined,
       met: judge && !t.smoke ? added < 1 && share >= 0.5 : undefined,
       note: `added p50 ${added.toFixed(2)} ms, ${share.toFixed(2)}× direct calls/s`,
     };
   };
-  const pack = (name: string, x: Tally, judge: boolean): CallRow => ({
+  const pack = (name: string, x: Tally, v: Variant, wanted: number): CallRow => ({
     name,
     ...x,
-    eventsPerCall: judge ? t.eventsPerCall : undefined,
-    target: judge ? '≥ 2,000 calls/s' : undefined,
-    met: judge && !t.smoke ? median(x.callsPerSecond) >= 2000 : undefined,
+    eventsPerCall: v.eventsPerCall,
+    target: v === main ? `≥ ${wanted.toLocaleString('en-US')} calls/s` : undefined,
+    met: v === main && !t.smoke ? median(x.callsPerSecond) >= wanted : undefined,
   });
-  const out: CallRow[] = [{ name: 'echo, direct over stdio (SDK client)', ...t.direct }];
+  const labelled = (name: string, v: Variant) => (v.label ? `${name}, ${v.label}` : name);
+  const out: CallRow[] = [{ name: ROW.direct, ...t.direct }];
   for (const v of t.variants) {
-    const suffix = v.label ? `, ${v.label}` : '';
-    const judge = v === main;
-    out.push(judged(`echo through /mcp, raw keep-alive HTTP client${suffix}`, v.raw, judge));
-    if (v.events) out.push(judged(`echo through /mcp, SDK client (Streamable HTTP)${suffix}`, v.sdk, judge));
+    out.push(v.synchronous === 'normal' ? { name: ROW.rawNormal, ...v.raw, eventsPerCall: v.eventsPerCall } : judged(labelled(ROW.raw, v), v.raw, v));
+    if (v.events && v.synchronous === undefined) out.push(judged(labelled(ROW.sdk, v), v.sdk, v));
   }
-  for (const v of t.variants) if (v.events) out.push(pack(`node-pack tool through /mcp, 1 raw client${v.label ? `, ${v.label}` : ''}`, v.pack, v === main));
-  out.push(pack(`node-pack tool through /mcp, ${t.concurrency} raw clients`, t.packN, true));
+  for (const p of t.proxies) out.push({ name: ROW.viaProxy(p.proxy.name), ...p.one });
+  for (const v of t.variants) if (v.pack.p50Ms.length > 0) out.push(pack(labelled(ROW.pack, v), v.pack, v, PACK_ONE_TARGET));
+  out.push(pack(ROW.packMany(t.concurrency), t.packN, main, PACK_MANY_TARGET));
+  out.push({ name: ROW.many(t.concurrency), ...t.echoN, eventsPerCall: main.eventsPerCall });
+  for (const p of t.proxies) out.push({ name: ROW.manyViaProxy(p.proxy.name, t.concurrency), ...p.many });
   return out;
 }
 
@@ -259,23 +245,26 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? Number(argv[i + 1]) : undefined;
   };
-  const load = [os.loadavg()[0]];
-  const timer = setInterval(() => load.push(os.loadavg()[0]), 5000);
+  const load = new LoadSampler();
   const started = Date.now();
+  const concurrency = opt('concurrency');
   runCallScenarios({
     smoke: argv.includes('--smoke'),
     calls: opt('calls'),
     rounds: opt('rounds'),
-    concurrency: opt('concurrency'),
+    concurrency,
     eventsOffRow: !argv.includes('--no-events-row'),
+    normalRow: !argv.includes('--no-normal-row'),
+    proxies: !argv.includes('--no-proxies'),
     fastCalls: !argv.includes('--no-fast-calls'),
     compareRoads: argv.includes('--compare-roads'),
     profileDir: process.env.BENCH_PROFILE,
     log: (line) => process.stderr.write(`[calls] ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s  ${line}\n`),
   }).then(
     (rows) => {
-      clearInterval(timer);
-      process.stdout.write(`${callTable(rows)}\n\nLoad average (1 min) during the run: median ${median(load).toFixed(2)}, min ${Math.min(...load).toFixed(2)}, max ${Math.max(...load).toFixed(2)}.\n`);
+      load.stop();
+      const clients = concurrency ?? (argv.includes('--smoke') ? 2 : 16);
+      process.stdout.write(`${callTable(rows)}\n\n${targetsTable(proxyTargets(rows, clients), load)}\n\nLoad average (1 min) during the run: median ${median(load.within()).toFixed(2)}, min ${Math.min(...load.within()).toFixed(2)}, max ${Math.max(...load.within()).toFixed(2)}.\n`);
       process.exit(0);
     },
     (err: unknown) => {

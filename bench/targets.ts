@@ -77,7 +77,7 @@ export function targetsTable(rows: readonly TargetRow[], load: LoadSampler): str
     const digits = row.digits ?? (row.unit === '×' ? 2 : 0);
     const unit = row.unit === '×' ? '×' : ` ${row.unit}`;
     const xs = row.values.filter(Number.isFinite);
-    const wanted = `${row.better === 'higher' ? '≥' : '<'} ${num(row.threshold, row.unit === '×' ? 2 : 0)}${unit}${row.decidedBy === 'worst' ? ' (worst)' : ' (median)'}`;
+    const wanted = `${row.better === 'higher' ? '≥' : '<'} ${num(row.threshold, row.unit === '×' || !Number.isInteger(row.threshold) ? 2 : 0)}${unit}${row.decidedBy === 'worst' ? ' (worst)' : ' (median)'}`;
     const measured = xs.length === 0 ? 'not measured' : `${num(Math.min(...xs), digits)} – ${num(median(xs), digits)} – ${num(Math.max(...xs), digits)}${unit} (${xs.length})`;
     const loads = load.within(row.span);
     const loadText = loads.length === 0 ? 'n/a' : `${num(Math.min(...loads), 2)} – ${num(median(loads), 2)} – ${num(Math.max(...loads), 2)}`;

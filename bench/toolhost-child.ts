@@ -5,17 +5,32 @@
 //   <- { type: 'stats' }       -> { type: 'stats', memory, builds }
 //   <- { type: 'warm-all' }    -> compresses every per-tool body (both views, gzip and br)
 //   <- { type: 'builds' }      -> { type: 'builds', builds: [{ generation, ms, atNs }] }
+//   <- { type: 'resources' }   -> { type: 'resources', memory, timers, resources: { TCPSocketWrap: n, ... } }
+//                                 (timers: those made since the child started and not yet cleared or run, unref'd ones included)
+//   <- { type: 'heap-snapshot', file } -> a V8 heap snapshot written to file
 //   <- { type: 'profile-start' } / { type: 'profile-stop', file } -> a CPU profile of just that span
 // Logs go to a file through the same logger `toolhost serve` writes JSON
 // lines with (src/cli/logger.ts: buffered, asynchronous). BENCH_LOG=sync
 // writes every line at once instead (pino's default destination), to measure
 // what the buffering buys.
+import { createHook } from 'node:async_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import pino from 'pino';
 import { closeLogger, createLogger } from '../src/cli/logger.js';
 import { serve } from '../src/host/serve.js';
 import { handleProfileMessage } from './profiling.js';
 
 const [configFile, logFile] = process.argv.slice(2);
+
+// Live timers, unref'd ones included (process.getActiveResourcesInfo() lists only those that keep the loop alive).
+// BENCH_COUNT_TIMERS=1 only: the hook costs every async resource something.
+const timers = new Set<number>();
+if (process.env.BENCH_COUNT_TIMERS) {
+  createHook({
+    init: (id, type) => void (type === 'Timeout' && timers.add(id)),
+    destroy: (id) => void timers.delete(id),
+  }).enable();
+}
 
 const t0 = performance.now();
 const logger = process.env.BENCH_LOG === 'sync' ? pino({ level: 'info' }, pino.destination({ dest: logFile, sync: true })) : createLogger('info', 'json', false, logFile);
@@ -58,6 +73,16 @@ process.on('message', (msg: { type: string; file?: string }) => {
   if (handleProfileMessage(msg)) return;
   if (msg.type === 'stats') process.send?.({ type: 'stats', memory: memory(), builds });
   else if (msg.type === 'builds') process.send?.({ type: 'builds', builds });
+  else if (msg.type === 'resources') {
+    // What keeps the event loop busy, by kind (timers are 'Timeout'), after a full collection.
+    const resources: Record<string, number> = {};
+    for (const kind of process.getActiveResourcesInfo()) resources[kind] = (resources[kind] ?? 0) + 1;
+    process.send?.({ type: 'resources', memory: memory(), timers: timers.size, resources });
+  } else if (msg.type === 'heap-snapshot') {
+    globalThis.gc?.();
+    writeHeapSnapshot(msg.file);
+    process.send?.({ type: 'heap-snapshot' });
+  }
   else if (msg.type === 'warm-all') {
     // Every per-tool body compressed as a request would have it compressed.
     const started = performance.now();

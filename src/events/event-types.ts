@@ -52,6 +52,9 @@ const PAYLOAD_SHAPE: Readonly<Record<ToolEventType, Readonly<Record<string, Fiel
   'mcp.prompt.get': { sessionId: 'id', itemId: 'id', status: 'status', bytes: 'size', durationMs: 'duration' },
 };
 
+/** Each shape's entries, listed once: every append checks every event against them. */
+const SHAPE_ENTRIES = Object.fromEntries(Object.entries(PAYLOAD_SHAPE).map(([type, shape]) => [type, Object.entries(shape)])) as Record<ToolEventType, [string, FieldKind][]>;
+
 /** Identifiers are short; anything longer is not an identifier. */
 const MAX_ID_LENGTH = 2048;
 
@@ -66,7 +69,7 @@ function checkPayload(type: ToolEventType, sessionId: string, payload: Record<st
   for (const key of Object.keys(payload)) {
     if (!Object.hasOwn(shape, key)) throw new TypeError(`${type} payload may not hold "${key}": payloads are content-free (${Object.keys(shape).join(', ')})`);
   }
-  for (const [key, kind] of Object.entries(shape)) {
+  for (const [key, kind] of SHAPE_ENTRIES[type]) {
     const value = payload[key];
     if (value === undefined && kind === 'profile?') continue;
     if (value === undefined) throw new TypeError(`${type} payload needs "${key}"`);

@@ -27,6 +27,7 @@
 // and durationMs. There is no parameter through which arguments or results
 // could reach the log (and the log refuses any other payload key).
 import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from './time-ordered-id.js';
 import type { AppendInput, ReturnStatus, SessionOutcome, ToolEventType } from './event-types.js';
 import type { AppendOptions, EventStore } from './store.js';
 
@@ -55,7 +56,7 @@ export class ToolSession {
     private readonly who: { tenant: string; principal: string },
     readonly toolId: string,
   ) {
-    this.sessionId = randomUUID();
+    this.sessionId = timeOrderedId();
   }
 
   /** Starts a session for `toolId` (the tool the agent called), with `tool.session.opened` buffered (and the provider profile its arguments came in, if any). */

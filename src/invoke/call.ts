@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.js';
 import type { ToolDescriptor } from '../contract/descriptor.js';
 import { EventLogUnavailableError } from '../events/log-health.js';
 import { ToolSession } from '../events/session.js';
-import { SpanKind, type Span } from '../observability/tracing.js';
+import { SpanKind } from '../observability/tracing.js';
 import type { SessionOutcome } from '../events/event-types.js';
 import { CallAbort, errorResult, type CallStatus, type DispatchOutcome } from '../sources/call-result.js';
 import type { CallRelay } from '../sources/raw-tool.js';
@@ -84,15 +84,23 @@ interface CallObservation {
 export async function callCatalogTool(deps: InvokeDeps, req: CallRequest): Promise<CallToolResult> {
   const observed: CallObservation = { toolId: UNKNOWN_TOOL, source: 'unknown', tier: 'unknown', outcome: 'unknown' };
   const started = performance.now();
-  const run = async (span: Span | undefined): Promise<CallToolResult> => {
+  const tracing = deps.tracing?.enabled ? deps.tracing : undefined;
+  // Without tracing, no span, no attributes and no closure per call.
+  if (tracing === undefined) {
+    try {
+      return await runCall(deps, req, observed);
+    } finally {
+      deps.toolCalls?.observe(observed, (performance.now() - started) / 1000);
+    }
+  }
+  return tracing.inSpan('tools/call', SpanKind.INTERNAL, { 'toolhost.tenant': req.principal.tenant }, async (span) => {
     try {
       return await runCall(deps, req, observed);
     } finally {
       span?.setAttributes({ 'toolhost.tool_id': observed.toolId, 'toolhost.source': observed.source, 'toolhost.safety_tier': observed.tier, 'toolhost.outcome': observed.outcome });
       deps.toolCalls?.observe(observed, (performance.now() - started) / 1000);
     }
-  };
-  return deps.tracing ? deps.tracing.inSpan('tools/call', SpanKind.INTERNAL, { 'toolhost.tenant': req.principal.tenant }, run) : run(undefined);
+  });
 }
 
 async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObservation): Promise<CallToolResult> {
@@ -147,8 +155,9 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
       if (session) await writeAhead(session, callId, toolId);
       const callStarted = performance.now();
       try {
-        const hop = () => invokeInScope(scope, entry, args);
-        outcome = deps.tracing ? await deps.tracing.inSpan(`upstream ${descriptor.source}`, SpanKind.CLIENT, { 'toolhost.tool_id': toolId, 'toolhost.source': descriptor.source }, hop) : await hop();
+        outcome = deps.tracing?.enabled
+          ? await deps.tracing.inSpan(`upstream ${descriptor.source}`, SpanKind.CLIENT, { 'toolhost.tool_id': toolId, 'toolhost.source': descriptor.source }, () => invokeInScope(scope, entry, args))
+          : await invokeInScope(scope, entry, args);
       } catch (err) {
         if (err instanceof CallAbort) session?.returned(callId, toolId, err.status, Math.round(performance.now() - callStarted));
         throw err;

@@ -4,12 +4,12 @@
 // answers, the contents leave under host names, and each read and get is an
 // event in the tenant's log (who, which item, size, status; never contents),
 // counted and traced. The contents were scrubbed by the server's adapter.
-import { randomUUID } from 'node:crypto';
 import type { CompleteResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { ItemsStore } from '../catalog/resources-prompts.js';
 import { hostUri, META_SERVER, META_UPSTREAM_URI, promptOf, upstreamOf } from '../catalog/resource-uri.js';
 import type { ItemEventType, ReturnStatus } from '../events/event-types.js';
+import { timeOrderedId } from '../events/time-ordered-id.js';
 import type { EventStore } from '../events/store.js';
 import type { HostMetrics } from '../observability/metrics.js';
 import { SpanKind, type Tracing } from '../observability/tracing.js';
@@ -86,7 +86,7 @@ async function observe<T>(deps: ItemDeps, principal: Principal, kind: Observed['
 }
 
 function record(events: EventStore, principal: Principal, type: ItemEventType, o: Observed, seconds: number): Promise<unknown> {
-  const sessionId = randomUUID();
+  const sessionId = timeOrderedId();
   const payload = { sessionId, itemId: o.itemId, status: o.status, bytes: o.bytes, durationMs: Math.round(seconds * 1000) };
   return events.append([{ type, tenant: principal.tenant, principal: principal.id, sessionId, payload }]);
 }

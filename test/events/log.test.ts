@@ -7,7 +7,8 @@ import Database from 'better-sqlite3';
 import { EventLog, type ToolEvent } from '../../src/events/sqlite/log.js';
 import { ACME, appendOne, GLOBEX, logFile, openTempLog } from './helpers.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** Event ids grow with time (UUID version 7): the log's unique index takes each group's rows on its last page. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 function opened(who: { tenant: string; principal: string }, sessionId: string, toolId = 'openwop:text.uppercase') {
   return { type: 'tool.session.opened' as const, ...who, sessionId, payload: { sessionId, toolId } };
@@ -32,6 +33,7 @@ test('append returns the stored event; readSession and readAfter give them back 
       assert.deepEqual(Object.keys(e), ['eventId', 'type', 'sequence', 'timestamp', 'tenant', 'principal', 'sessionId', 'payload']);
     }
     assert.equal(new Set([a, b, c, d].map((e) => e.eventId)).size, 4);
+    assert.deepEqual([a, b, c, d].map((e) => e.eventId), [a, b, c, d].map((e) => e.eventId).sort(), 'event ids sort in stream order');
     assert.deepEqual(await log.readSession('acme', 's1'), [a, b, c, d]);
     assert.deepEqual(await log.readAfter('acme', -1, 100), [a, b, c, d]);
     assert.deepEqual(await log.readAfter('acme', 1, 100), [c, d]);

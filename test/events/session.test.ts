@@ -10,6 +10,8 @@ import { ToolSession } from '../../src/events/session.js';
 import { ACME, GLOBEX, openTempLog } from './helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** A session id grows with time (UUID version 7): the log's session index takes it on its last page. */
+const TIME_ORDERED = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** The bracket rules, checked on one session's events as read back from the log. */
 function assertBracket(events: ToolEvent[], sessionId: string, toolId: string): void {
@@ -44,7 +46,8 @@ test('a session brackets its calls: opened, called/returned per call, closed; al
   const { log } = openTempLog();
   try {
     const s = ToolSession.open(log, ACME, 'workflow:shout');
-    assert.match(s.sessionId, UUID);
+    assert.match(s.sessionId, TIME_ORDERED);
+    assert.ok(ToolSession.open(log, ACME, 'workflow:shout').sessionId > s.sessionId, 'a later session sorts after');
     const c1 = s.called('openwop:text.uppercase');
     assert.match(c1, UUID);
     s.returned(c1, 'openwop:text.uppercase', 'ok', 12.6);

@@ -3,7 +3,7 @@
 // their tenants' streams and stored by one statement, hence one transaction
 // and one WAL flush, which also notifies every replica of each stream's new
 // last sequence (postgres/feed.ts).
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../time-ordered-id.js';
 import type pg from 'pg';
 import type { AppendInput, ToolEvent } from '../event-types.js';
 
@@ -60,7 +60,7 @@ export async function commitEvents(pool: pg.Pool, appends: ReadonlyArray<readonl
     events.map((e) => {
       const k = ordinal.get(e.tenant) ?? 0;
       ordinal.set(e.tenant, k + 1);
-      return { eventId: randomUUID(), type: e.type, sequence: k, timestamp, tenant: e.tenant, principal: e.principal, sessionId: e.sessionId, payload: e.payload };
+      return { eventId: timeOrderedId(), type: e.type, sequence: k, timestamp, tenant: e.tenant, principal: e.principal, sessionId: e.sessionId, payload: e.payload };
     }),
   );
   const all = stored.flat();

@@ -70,7 +70,7 @@
 // be logged by accident.
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { insertGroupTransaction, type InsertGroup } from './insert-group.js';
 import type Database from 'better-sqlite3';
 import { sqliteConfigChanges, type ConfigChangeStore } from '../config-changes.js';
 import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } from '../event-types.js';
@@ -117,7 +117,7 @@ export class EventLog implements EventStore {
   private readonly sql: Statements;
   private readonly queue: GroupCommitQueue;
   private readonly subscribers: Subscribers;
-  private readonly insertGroup: (group: readonly PendingAppend[], timestamp: string) => ToolEvent[][];
+  private readonly insertGroup: InsertGroup;
   /** fdatasync of the WAL off the event loop; undefined under `normal` and for a database in memory. */
   private readonly walSync: WalSync | undefined;
   /** Committed frames not yet fsync'd (write-ahead groups under `full`). */
@@ -140,26 +140,7 @@ export class EventLog implements EventStore {
       (tenant) => this.lastSequenceNow(tenant),
       (tenant, after, limit) => this.sql.selectAfter.all(tenant, after, limit).map(toEvent),
     );
-    const { bumpStream, insertEvent } = this.sql;
-    const tx = db.transaction((group: readonly PendingAppend[], timestamp: string): ToolEvent[][] => {
-      // One bump per tenant and group: its events take the reserved sequences in order.
-      const counts = new Map<string, number>();
-      for (const pending of group) for (const event of pending.events) counts.set(event.tenant, (counts.get(event.tenant) ?? 0) + 1);
-      const next = new Map<string, number>();
-      for (const [tenant, n] of counts) next.set(tenant, bumpStream.get(tenant, n, n)!.last_sequence - n + 1);
-      return group.map((pending) =>
-        pending.events.map((event) => {
-          const sequence = next.get(event.tenant)!;
-          next.set(event.tenant, sequence + 1);
-          const eventId = randomUUID();
-          const payload = JSON.stringify(event.payload);
-          insertEvent.run(eventId, event.tenant, sequence, event.type, timestamp, event.principal, event.sessionId, payload);
-          return { eventId, type: event.type, sequence, timestamp, tenant: event.tenant, principal: event.principal, sessionId: event.sessionId, payload: JSON.parse(payload) as ToolEvent['payload'] };
-        }),
-      );
-    });
-    // IMMEDIATE: take the write lock before reading the streams' last sequences.
-    this.insertGroup = tx.immediate;
+    this.insertGroup = insertGroupTransaction(db, this.sql);
     // Every commit only writes; what `full` adds is the log's own fdatasync (see "Durability" above).
     db.pragma('synchronous = NORMAL');
     this.walSync = walFile !== undefined && options.synchronous !== 'normal' ? new WalSync(walFile) : undefined;
