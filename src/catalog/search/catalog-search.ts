@@ -114,9 +114,9 @@ export class CatalogSearch {
     return this.indexFor(snapshot.viewFor(caller), caller).search(query, limit, filter);
   }
 
-  /** Index operations so far, over all indexes: tools that entered, left or changed in a view. */
-  stats(): Readonly<IndexCounters> & { indexes: number } {
-    return { ...this.counters, indexes: this.slots.size };
+  /** Index operations so far, over all indexes: tools that entered, left or changed in a view; and the tools the shared table filed. */
+  stats(): Readonly<IndexCounters> & { indexes: number; filed: number } {
+    return { ...this.counters, indexes: this.slots.size, filed: this.table.filed };
   }
 
   close(): void {

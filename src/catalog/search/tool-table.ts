@@ -59,6 +59,8 @@ export class ToolTable {
   private generation = 0;
   /** Bumped whenever the tools held change: views compare it with the one they last saw. */
   version = 0;
+  /** Tools tokenized and filed so far (added or changed): the work views share. */
+  filed = 0;
   private idle: Promise<void> = Promise.resolve();
 
   /** Start holding exactly these entries: at once when few tools changed, else in the background. */
@@ -188,6 +190,7 @@ export class ToolTable {
   }
 
   private put(item: Held): void {
+    this.filed++;
     const slot = (item.slot = this.terms.addPrepared(item.prepared.fields));
     const d = item.entry.tool.descriptor;
     if (slot >= this.slotTier.length) {
