@@ -42,9 +42,11 @@ export interface Fusion {
   named: number;
   /** A tool whose meaning is this far from the request is no candidate. */
   minCosine: number;
+  /** A tool known to change something has its fused score divided by this when the request only asks to read (intent.ts). */
+  read: number;
 }
 
-export const DEFAULT_FUSION: Fusion = { k: 20, terms: 1, perSource: 0.5, meaning: 0.25, named: 2, minCosine: 0.2 };
+export const DEFAULT_FUSION: Fusion = { k: 20, terms: 1, perSource: 0.5, meaning: 0.25, named: 2, minCosine: 0.2, read: 2 };
 
 export interface SearchHit {
   entry: ToolEntry;

@@ -13,6 +13,7 @@ import { SAFETY_TIERS } from '../../contract/descriptor.js';
 import type { ToolEntry } from '../snapshot.js';
 import { SEARCH_FIELDS } from './documents.js';
 import type { Subset } from './inverted-index.js';
+import { wantsToRead } from './intent.js';
 import { queryVector } from './meaning.js';
 import type { PreparedTool } from './prepared.js';
 import { type TermHits, termHits } from './term-ranking.js';
@@ -106,8 +107,17 @@ export class ToolSearchIndex implements Subset {
       if (signals.includes('prior')) for (const top of byTerms.perSource.values()) for (let i = 0; i < top.count; i++) add(top.slots[i], f.perSource, i + 1);
     }
     if (byMeaning !== undefined) for (let i = 0; i < byMeaning.count; i++) add(byMeaning.slots[i], f.meaning, i + 1);
+    // A request only to read holds back the tools known to change something: a connector's tier comes from its HTTP method
+    // (an MCP tool's, without the upstream's hints, is the policy's default, which says nothing).
+    const changeFactor = signals.includes('prior') && f.read !== 1 && wantsToRead(query) ? 1 / f.read : 1;
+    const readTier = TIER_RANK.get('read')!;
+    const connector = SOURCE_CODE.get('connector')!;
     const top = new TopHits(limit, idOf);
-    for (const [slot, score] of fused) top.offer(Math.round(score * (named.has(table.slotOrigin[slot]) ? f.named : 1) * 1e6) / 1e2, slot);
+    for (const [slot, score] of fused) {
+      const changes = table.slotSource[slot] === connector && table.slotTier[slot] > readTier;
+      const prior = (named.has(table.slotOrigin[slot]) ? f.named : 1) * (changes ? changeFactor : 1);
+      top.offer(Math.round(score * prior * 1e6) / 1e2, slot);
+    }
     let extra = 0;
     if (byMeaning !== undefined) for (let i = 0; i < byMeaning.count; i++) if (byTerms === undefined || !byTerms.matched(byMeaning.slots[i])) extra++;
     return this.answer(top, (byTerms?.total ?? 0) + extra);
