@@ -119,5 +119,7 @@ test('an operation without a title gets one from its method and path', () => {
   assert.equal(derivedTitle(['POST', '/2010-04-01/Accounts/{AccountSid}/Messages.json']), 'create Accounts Messages');
   assert.equal(derivedTitle(['GET', '/2010-04-01/Accounts/{AccountSid}/Balance.json']), 'get Accounts Balance');
   assert.equal(derivedTitle(['DELETE', '/v1/coupons/{coupon}']), 'delete coupons');
+  assert.equal(derivedTitle(['conversations', 'POST', '/conversations.kick']), 'conversations kick', 'an RPC-style method names its own action');
+  assert.equal(derivedTitle(['GET', '/admin.apps.approved.list']), 'admin apps approved list');
   assert.equal(derivedTitle(['tag only']), undefined);
 });

@@ -56,13 +56,17 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const PARAM = /^\{.*\}$/;
 /** Path segments that name no resource: API versions, dates, file extensions' bare names. */
 const VERSION = /^(v\d+[a-z0-9]*|\d[\d-]*)$/i;
+/** A path segment naming a method of a family, the way RPC-style HTTP APIs do. */
+const RPC_METHOD = /^[a-z][a-zA-Z0-9_]*(\.[a-zA-Z][a-zA-Z0-9_]*)+$/;
 
 /**
  * A title for an operation whose upstream gave none (Stripe's and many of
  * Twilio's have no summary): the action its method and path say and the
  * resource its last path segments name, "create customers subscriptions"
  * for POST /v1/customers/{customer}/subscriptions, "finalize invoices" for
- * POST /v1/invoices/{invoice}/finalize. Searched, never published.
+ * POST /v1/invoices/{invoice}/finalize; the method's own name for an
+ * RPC-style path, "conversations kick" for POST /conversations.kick.
+ * Searched, never published.
  */
 export function derivedTitle(keywords: readonly string[]): string | undefined {
   const method = keywords.find((k) => METHODS.has(k));
@@ -71,6 +75,8 @@ export function derivedTitle(keywords: readonly string[]): string | undefined {
   const segments = path.split('/').map((s) => s.replace(/\.(json|xml)$/, '')).filter((s) => s !== '' && !VERSION.test(s));
   if (segments.length === 0) return undefined;
   const lastSegment = segments[segments.length - 1];
+  // An RPC-style method (`/conversations.kick`, `/admin.apps.approve`): its name says the action; the HTTP method does not.
+  if (RPC_METHOD.test(lastSegment)) return lastSegment.split('.').join(' ');
   const item = PARAM.test(lastSegment);
   const resources = segments.filter((s) => !PARAM.test(s));
   const plural = /s$/i.test(lastSegment);
