@@ -116,8 +116,10 @@ test('an operation without a title gets one from its method and path', () => {
   assert.equal(derivedTitle(['GET', '/v1/refunds']), 'list refunds');
   assert.equal(derivedTitle(['billing', 'GET', '/v1/customers/{customer}']), 'get customers');
   assert.equal(derivedTitle(['POST', '/v1/invoices/{invoice}/finalize']), 'finalize invoices');
-  assert.equal(derivedTitle(['POST', '/2010-04-01/Accounts/{AccountSid}/Messages.json']), 'create Accounts Messages');
-  assert.equal(derivedTitle(['GET', '/2010-04-01/Accounts/{AccountSid}/Balance.json']), 'get Accounts Balance');
+  assert.equal(derivedTitle(['POST', '/2010-04-01/Accounts/{AccountSid}/Messages.json']), 'create Messages', 'the owner every path starts with is no part of the name');
+  assert.equal(derivedTitle(['GET', '/2010-04-01/Accounts/{AccountSid}/Balance.json']), 'get Balance');
+  assert.equal(derivedTitle(['POST', '/v1/customers/{customer}/subscriptions']), 'create subscriptions');
+  assert.equal(derivedTitle(['GET', '/v1/issuing/cards/{card}']), 'get issuing cards');
   assert.equal(derivedTitle(['DELETE', '/v1/coupons/{coupon}']), 'delete coupons');
   assert.equal(derivedTitle(['conversations', 'POST', '/conversations.kick']), 'conversations kick', 'an RPC-style method names its own action');
   assert.equal(derivedTitle(['GET', '/admin.apps.approved.list']), 'admin apps approved list');

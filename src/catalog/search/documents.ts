@@ -62,8 +62,9 @@ const RPC_METHOD = /^[a-z][a-zA-Z0-9_]*(\.[a-zA-Z][a-zA-Z0-9_]*)+$/;
 /**
  * A title for an operation whose upstream gave none (Stripe's and many of
  * Twilio's have no summary): the action its method and path say and the
- * resource its last path segments name, "create customers subscriptions"
- * for POST /v1/customers/{customer}/subscriptions, "finalize invoices" for
+ * resource its last path segments name after the owner the path opens
+ * with, "create subscriptions" for POST /v1/customers/{customer}/subscriptions,
+ * "get Balance" for GET /Accounts/{AccountSid}/Balance.json, "finalize invoices" for
  * POST /v1/invoices/{invoice}/finalize; the method's own name for an
  * RPC-style path, "conversations kick" for POST /conversations.kick.
  * Searched, never published.
@@ -83,7 +84,10 @@ export function derivedTitle(keywords: readonly string[]): string | undefined {
   // POST /invoices/{invoice}/finalize: an action on an item (a sub-collection's name is plural).
   if (method === 'POST' && !item && !plural && segments.length >= 2 && PARAM.test(segments[segments.length - 2])) return `${lastSegment} ${resources.slice(-2, -1).join(' ')}`;
   const verb = method === 'GET' ? (item || !plural ? 'get' : 'list') : method === 'DELETE' ? 'delete' : method === 'POST' && !item ? 'create' : 'update';
-  return `${verb} ${resources.slice(-2).join(' ')}`;
+  // Twilio's /Accounts/{AccountSid}/Calls, Stripe's /customers/{customer}/subscriptions: the path's first resource, scoped
+  // by its id, is the owner, and most of the catalog's paths start with it; the resource acted on comes after.
+  const named = resources.length >= 2 && PARAM.test(segments[1]) ? resources.slice(1) : resources;
+  return `${verb} ${named.slice(-2).join(' ')}`;
 }
 
 export function searchDocument(entry: ToolEntry): SearchDocument {
