@@ -15,7 +15,7 @@ import { setUpAuth, type AuthRuntime } from '../auth/setup.js';
 import { RedisConnection } from '../auth/redis-connection.js';
 import { readSecretRef, SecretRefError } from '../util/secret-ref.js';
 import { CatalogSearch } from '../catalog/search/catalog-search.js';
-import { loadWordVectors, wordVectorsCached } from '../catalog/search/word-vectors.js';
+import { loadWordVectors } from '../catalog/search/word-vectors.js';
 import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
 import { itemDeps } from './resources-prompts.js';
 import { Policy } from '../classify/policy.js';
@@ -199,7 +199,7 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
     },
   });
 
-  const search = new CatalogSearch(store, { synonyms: config.search?.synonyms, maxIndexes: config.search?.maxIndexes, ...(config.search?.meaning !== false ? { wordVectors: () => loadWordVectors(), preloadVectors: wordVectorsCached() } : {}) });
+  const search = new CatalogSearch(store, { synonyms: config.search?.synonyms, maxIndexes: config.search?.maxIndexes, ...(config.search?.meaning !== false ? { wordVectors: () => loadWordVectors() } : {}) });
   parts.add(() => search.close());
 
   const deadline = options.startDeadlineMs ?? 10_000;

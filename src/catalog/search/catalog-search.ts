@@ -32,7 +32,7 @@ export interface CatalogSearchOptions {
   fusion?: Partial<Fusion>;
   /** Loads word vectors for the meaning signal, called once (none: words alone rank). */
   wordVectors?: () => Promise<WordVectors | undefined>;
-  /** Load the word vectors at once rather than on the first search (when loading them is a cheap read of their cache). */
+  /** Load the word vectors at once rather than on the first search (the benchmark measures a view ready with them). */
   preloadVectors?: boolean;
 }
 
@@ -78,10 +78,10 @@ export class CatalogSearch {
   }
 
   /**
-   * Starts loading the word vectors, once: at start when they are cached,
-   * else on the first search, so a host that never searches never extracts
-   * them. Until they are loaded and every tool has its vector (seconds on a
-   * machine's first start, then a read of their cache) words alone rank.
+   * Starts loading the word vectors, once: on the first search (or at start
+   * when asked), so a host that never searches never reads them. Until they
+   * are loaded and every tool has its vector (seconds on a machine's first
+   * start, then a read of their cache and a second or so) words alone rank.
    */
   private vectorsLoading(): Promise<void> {
     if (this.vectorsLoaded === undefined) {

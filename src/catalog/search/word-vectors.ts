@@ -142,12 +142,6 @@ function cacheFile(options: WordVectorOptions): { file: string; source: string; 
   return { file: join(dir, `${VECTOR_PACKAGE}-${pkg.version}-${maxWords}.bin`), source: pkg.path, maxWords };
 }
 
-/** Whether loading the word vectors is a read of the compact cache (a fraction of a second), not an extraction (tens of seconds of CPU). */
-export function wordVectorsCached(options: WordVectorOptions = {}): boolean {
-  const at = cacheFile(options);
-  return at !== undefined && existsSync(at.file);
-}
-
 /** Loads in progress or done, by cache file: the table is loaded once per process and shared by every search. */
 const loaded = new Map<string, Promise<WordVectors | undefined>>();
 
