@@ -131,7 +131,7 @@ export class ToolTable {
     let n = 0;
     for (const e of entries) {
       const known = this.byId.get(e.tool.descriptor.toolId);
-      if (known === undefined || (known.entry !== e && known.prepared.identity !== contentIdentity(e))) n++;
+      if (known === undefined || !sameContent(known, e)) n++;
     }
     return n;
   }
@@ -174,7 +174,7 @@ export class ToolTable {
       return;
     }
     if (known.entry === entry) return;
-    if (known.prepared.identity !== contentIdentity(entry)) {
+    if (!sameContent(known, entry)) {
       this.drop(known);
       known.entry = entry;
       known.prepared = prepareTool(entry, this.intern);
@@ -216,6 +216,16 @@ export class ToolTable {
     this.pending = undefined;
     this.vectorFill = undefined;
   }
+}
+
+/**
+ * Whether the entry holds the content the tool was filed with. A snapshot carries an unchanged tool's
+ * bytes (the same Body) and raw keywords into its new entry: two pointers compared, no identity string made.
+ */
+function sameContent(known: Held, entry: ToolEntry): boolean {
+  if (known.entry === entry) return true;
+  if (known.entry.standard === entry.standard && known.entry.tool.raw.keywords === entry.tool.raw.keywords) return true;
+  return known.prepared.identity === contentIdentity(entry);
 }
 
 function grown(array: Uint8Array, slot: number): Uint8Array {
