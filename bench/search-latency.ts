@@ -92,6 +92,7 @@ export async function latencyAt10k(options: ConstructorParameters<typeof Catalog
   const preparedMb = (heapPrepared - heapBefore) / 1e6;
   const indexMb = (process.memoryUsage().heapUsed - heapPrepared) / 1e6;
   const times: number[] = [];
+  const queriesCpu = process.cpuUsage();
   for (let r = 0; r < runs; r++) {
     for (const q of queries) {
       const t0 = performance.now();
@@ -99,6 +100,7 @@ export async function latencyAt10k(options: ConstructorParameters<typeof Catalog
       times.push(performance.now() - t0);
     }
   }
+  const queryCpuMs = cpuMs(queriesCpu) / times.length;
   times.sort((a, b) => a - b);
   const changed = [...list];
   changed[17] = { ...changed[17], description: `${changed[17].description} Changed.` };
@@ -119,6 +121,7 @@ export async function latencyAt10k(options: ConstructorParameters<typeof Catalog
     indexMb: round(indexMb, 1),
     p50: round(percentile(times, 0.5)),
     p95: round(percentile(times, 0.95)),
+    queryCpuMs: round(queryCpuMs),
     indexUpdateMs: round(indexUpdateMs, 1),
   };
 }
