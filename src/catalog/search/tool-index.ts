@@ -54,7 +54,7 @@ export class ToolSearchIndex implements Subset {
   /** The view's entries from now on; marked at once when the table holds them, else on the next search. */
   sync(entries: readonly ToolEntry[]): void {
     this.wanted = entries;
-    if (!this.table.busy) this.mark();
+    if (!this.table.holding) this.mark();
   }
 
   /** Marks the view's slots and sums its field lengths, when the entries or the table changed since last time. */

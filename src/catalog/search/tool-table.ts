@@ -55,7 +55,7 @@ export class ToolTable {
   /** The entries held (once `pending` is done). */
   private held: readonly ToolEntry[] = [];
   /** Entries still to hold, and how far the background got through them. */
-  private pending: { entries: readonly ToolEntry[]; next: Map<string, ToolEntry>; done: number } | undefined;
+  private pending: { entries: readonly ToolEntry[]; done: number } | undefined;
   private generation = 0;
   /** Bumped whenever the tools held change: views compare it with the one they last saw. */
   version = 0;
@@ -67,8 +67,9 @@ export class ToolTable {
   follow(entries: readonly ToolEntry[]): void {
     this.pending = this.plan(entries);
     if (this.pending === undefined) return;
-    if (this.changedCount(entries) <= SYNC_LIMIT) this.finish();
-    else this.inBackground();
+    if (this.changedCount(entries) > SYNC_LIMIT) this.inBackground();
+    // A few tools at once; vectors being made for newly loaded word vectors go on in the background.
+    else while (this.pending !== undefined) this.holdSome(Infinity);
   }
 
   /** Makes every held tool's vector for newly loaded word vectors, in the background; until done the meaning signal is off. */
@@ -93,6 +94,11 @@ export class ToolTable {
       // Tools changed later are few: sharing their strings is not worth holding every term ever seen.
       if (generation === this.generation) this.intern.clear();
     })();
+  }
+
+  /** Whether some entries are still to be held (the views' slots are not all known yet). */
+  get holding(): boolean {
+    return this.pending !== undefined;
   }
 
   get busy(): boolean {
@@ -123,7 +129,7 @@ export class ToolTable {
       this.byId.delete(id);
       this.version++;
     }
-    return { entries, next, done: 0 };
+    return { entries, done: 0 };
   }
 
   /** How many tools are new or changed: the work a sync would do (an entry carried with the same content costs nothing). */
@@ -138,16 +144,7 @@ export class ToolTable {
 
   /** Work until `until`: the tools to hold first, then the vectors to make. */
   private step(until: number): void {
-    const p = this.pending;
-    if (p !== undefined) {
-      while (p.done < p.entries.length) {
-        const end = Math.min(p.entries.length, p.done + 32);
-        for (; p.done < end; p.done++) this.hold(p.entries[p.done]);
-        if (performance.now() > until) return;
-      }
-      this.held = p.entries;
-      this.pending = undefined;
-    }
+    if (this.pending !== undefined && !this.holdSome(until)) return;
     const fill = this.vectorFill;
     if (fill === undefined) return;
     while (fill.done < fill.items.length) {
@@ -162,6 +159,19 @@ export class ToolTable {
     this.vectors = fill.matrix;
     this.vectorsUsed = fill.vectors;
     this.vectorFill = undefined;
+  }
+
+  /** Holds pending entries until `until`; true when none is left. */
+  private holdSome(until: number): boolean {
+    const p = this.pending!;
+    while (p.done < p.entries.length) {
+      const end = Math.min(p.entries.length, p.done + 32);
+      for (; p.done < end; p.done++) this.hold(p.entries[p.done]);
+      if (performance.now() > until) return false;
+    }
+    this.held = p.entries;
+    this.pending = undefined;
+    return true;
   }
 
   /** Holds the entry: added, replaced when its content changed, else only its entry object updated. */
