@@ -46,6 +46,8 @@ const arg = (name: string): string | undefined => {
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
 const verbose = process.argv.includes('--verbose');
+/** Only the tuning split is printed (tables, misses and the JSON line): ranking is tuned without seeing the held-out tasks. */
+const tuningOnly = process.argv.includes('--tuning-only');
 const roundOne = process.argv.includes('--round-1');
 const TASK_DIR = fileURLToPath(new URL(roundOne ? './search-tasks/round-1/' : './search-tasks/', import.meta.url));
 const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -122,7 +124,7 @@ for (const file of taskFiles()) {
         const where = tenant === 'all' ? 'all-in-one' : 'alone';
         count(`${name}\t${file.catalog}\t${where}\t${part}`, r);
         if (tenant === 'all') count(`${name}\tALL\t${where}\t${part}`, r);
-        if (verbose && r !== 1 && name === names[0]) console.error(`${name}\t${where}\t${part}\t${r === 0 ? 'miss' : `#${r}`}\t${task}\t${expected.join(' ')}\t→ ${hits.slice(0, 3).join(' ')}`);
+        if (verbose && r !== 1 && name === names[0] && !(tuningOnly && part === 'held-out')) console.error(`${name}\t${where}\t${part}\t${r === 0 ? 'miss' : `#${r}`}\t${task}\t${expected.join(' ')}\t→ ${hits.slice(0, 3).join(' ')}`);
       }
     }
   }
@@ -131,7 +133,7 @@ const rows = [...tallies].map(([key, t]) => {
   const [ranker, catalog, where, split] = key.split('\t');
   return { ranker, catalog, where, split, tasks: t.n, recallAt1: round(t.at1 / t.n), recallAt5: round(t.at5 / t.n), mrr: round(t.rr / t.n) };
 });
-for (const split of process.argv.includes('--tuning-only') ? ['tuning'] : ['held-out', 'tuning']) {
+for (const split of tuningOnly ? ['tuning'] : ['held-out', 'tuning']) {
   console.log(`\n${split}: recall@1 / recall@5 / MRR\n\n| catalog | where | tasks | ${names.join(' | ')} |\n| --- | --- | --- |${names.map(() => ' --- |').join('')}`);
   const keys = [...new Set(rows.filter((r) => r.split === split).map((r) => `${r.catalog}\t${r.where}`))].sort();
   for (const key of keys) {
@@ -155,5 +157,5 @@ const tokenFigures = {
   searchAnswerBytes: Math.round(answers.reduce((a, b) => a + b, 0) / answers.length),
 };
 console.log(`\ntokens (≈ bytes / 4) an agent reads, ${tokenFigures.tools} tools: tools/list standard ${Math.round(tokenFigures.listStandardBytes / 4)}, compact ${Math.round(tokenFigures.listCompactBytes / 4)}, search mode list ${Math.round(tokenFigures.searchModeListBytes / 4)}, one search_tools answer (limit 5, mean) ${Math.round(tokenFigures.searchAnswerBytes / 4)}`);
-console.log(JSON.stringify({ loadavg: loadavg().map((l) => round(l, 2)), quality: rows, tokenFigures }));
+console.log(JSON.stringify({ loadavg: loadavg().map((l) => round(l, 2)), quality: rows.filter((r) => !tuningOnly || r.split === 'tuning'), tokenFigures }));
 process.exit(0);

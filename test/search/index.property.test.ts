@@ -71,32 +71,34 @@ function answers(search: CatalogSearch, who: Caller): unknown[] {
   return QUERIES.map((q) => search.search(who, q, 20)).map((a) => ({ total: a.total, hits: a.hits.map((h) => [h.entry.tool.descriptor.toolId, h.score]) }));
 }
 
-test('a refresh that changes one tool of 2,000 changes one index document', async () => {
+test('a refresh that changes one tool of 2,000 changes one index document; tools are filed once, before the first search', async () => {
   const tools = Array.from({ length: 2000 }, (_, i) => rawTool(`t${String(i).padStart(4, '0')}`, [VOCABULARY[i % VOCABULARY.length], VOCABULARY[(i * 7) % VOCABULARY.length], VOCABULARY[(i * 3) % VOCABULARY.length], 'item']));
   const source = new MutableSource(tools);
   const store = storeOf(source, { all: ['*'], half: ['openwop:t0*'] });
   store.initialBuild();
   const search = new CatalogSearch(store);
+  await search.whenReady();
+  assert.deepEqual({ ...search.stats() }, { added: 0, removed: 0, replaced: 0, indexes: 0, filed: 2000 }, 'every tool filed in the background, before any search');
   search.search(caller('all'), 'ticket', 5);
   search.search(caller('half'), 'ticket', 5);
   const built = search.stats();
-  assert.deepEqual({ ...built }, { added: 3000, removed: 0, replaced: 0, indexes: 2 }, 'one index per visible set, each built once');
+  assert.deepEqual({ ...built }, { added: 3000, removed: 0, replaced: 0, indexes: 2, filed: 2000 }, 'one index per visible set, each made once, of tools filed once');
 
   // One tool's content changes (the source hands back the other RawTools as they were).
   source.list = tools.map((t, i) => (i === 5 ? rawTool('t0005', ['invoice', 'export', 'report', 'item'], 1) : t));
   await refresh(store);
-  assert.deepEqual({ ...search.stats() }, { added: 3000, removed: 0, replaced: 2, indexes: 2 }, 'the tool is in both indexes: one replacement each, nothing else');
+  assert.deepEqual({ ...search.stats() }, { added: 3000, removed: 0, replaced: 2, indexes: 2, filed: 2001 }, 'the tool is in both indexes: one replacement each, filed once');
   assert.equal(search.search(caller('all'), 'revision', 5).hits[0]?.entry.tool.descriptor.toolId, 'openwop:t0005');
 
   // A tool only the `all` tenant sees is removed, another added.
   source.list = [...source.list.filter((t) => t.toolId !== 'openwop:t1999'), rawTool('t2000', ['star', 'repository', 'user', 'item'])];
   await refresh(store);
-  assert.deepEqual({ ...search.stats() }, { added: 3001, removed: 1, replaced: 2, indexes: 2 });
+  assert.deepEqual({ ...search.stats() }, { added: 3001, removed: 1, replaced: 2, indexes: 2, filed: 2002 });
 
   // A refresh that changed nothing touches nothing.
   source.list = [...source.list];
   await refresh(store);
-  assert.deepEqual({ ...search.stats() }, { added: 3001, removed: 1, replaced: 2, indexes: 2 });
+  assert.deepEqual({ ...search.stats() }, { added: 3001, removed: 1, replaced: 2, indexes: 2, filed: 2002 });
   search.close();
 });
 

@@ -45,9 +45,14 @@ const pay = [
   op('pay', 'PostRefunds', '', 'Creates a refund of a charge.'),
   op('pay', 'DeleteCustomersCustomer', '', 'Permanently deletes a customer.'),
 ];
+// Two operations on reviews: the submitting one's words fit "reviews gotten on the pull" better.
+const review = [
+  { ...op('code', 'submitReview', 'Submit a review for a pull', 'Submits the reviews gotten on a pull.'), derived: { safetyTier: 'write' as const } },
+  { ...op('code', 'listReviews', 'List reviews', 'Lists reviews.'), derived: { safetyTier: 'read' as const } },
+];
 
 const store = new CatalogStore({
-  sources: [sourceOf('connector:crm', crm), sourceOf('connector:notes', notes), sourceOf('connector:pay', pay)],
+  sources: [sourceOf('connector:crm', crm), sourceOf('connector:notes', notes), sourceOf('connector:pay', pay), sourceOf('connector:code', review)],
   policy: new Policy({}),
   tenants: new Map([['t', compileTenant('t', ['*'])]]),
   logger: pino({ level: 'silent' }),
@@ -70,6 +75,14 @@ test('a source filter keeps one source; a source the caller does not have matche
   const found = ids(search, 'list the workspace people', 'connector:notes');
   assert.ok(found.length > 0 && found.every((id) => id.startsWith('connector:notes.')), JSON.stringify(found));
   assert.deepEqual(ids(search, 'list the workspace people', 'connector:elsewhere'), []);
+});
+
+test('a request that only asks to read holds back the tools known to change something', () => {
+  const search = new CatalogSearch(store);
+  assert.equal(ids(search, 'what reviews has this pull gotten')[0], 'connector:code.listReviews');
+  assert.equal(ids(search, 'submit the reviews gotten on this pull')[0], 'connector:code.submitReview', 'a request to change something states no read intent');
+  const wordsOnly = new CatalogSearch(store, { signals: ['terms'] });
+  assert.equal(ids(wordsOnly, 'what reviews has this pull gotten')[0], 'connector:code.submitReview', 'the intent is what moves it');
 });
 
 /** Hand-made vectors: "money" and "back" lie near "refund"; "remove" near "delete". */
@@ -103,8 +116,12 @@ test('an operation without a title gets one from its method and path', () => {
   assert.equal(derivedTitle(['GET', '/v1/refunds']), 'list refunds');
   assert.equal(derivedTitle(['billing', 'GET', '/v1/customers/{customer}']), 'get customers');
   assert.equal(derivedTitle(['POST', '/v1/invoices/{invoice}/finalize']), 'finalize invoices');
-  assert.equal(derivedTitle(['POST', '/2010-04-01/Accounts/{AccountSid}/Messages.json']), 'create Accounts Messages');
-  assert.equal(derivedTitle(['GET', '/2010-04-01/Accounts/{AccountSid}/Balance.json']), 'get Accounts Balance');
+  assert.equal(derivedTitle(['POST', '/2010-04-01/Accounts/{AccountSid}/Messages.json']), 'create Messages', 'the owner every path starts with is no part of the name');
+  assert.equal(derivedTitle(['GET', '/2010-04-01/Accounts/{AccountSid}/Balance.json']), 'get Balance');
+  assert.equal(derivedTitle(['POST', '/v1/customers/{customer}/subscriptions']), 'create subscriptions');
+  assert.equal(derivedTitle(['GET', '/v1/issuing/cards/{card}']), 'get issuing cards');
   assert.equal(derivedTitle(['DELETE', '/v1/coupons/{coupon}']), 'delete coupons');
+  assert.equal(derivedTitle(['conversations', 'POST', '/conversations.kick']), 'conversations kick', 'an RPC-style method names its own action');
+  assert.equal(derivedTitle(['GET', '/admin.apps.approved.list']), 'admin apps approved list');
   assert.equal(derivedTitle(['tag only']), undefined);
 });

@@ -2,17 +2,21 @@
 // a caller searches its own view of the current snapshot, through an index
 // of exactly the tools in that view. Views listing the same tools (same
 // entries, hence the same list ETag) share one index; indexes are made on a
-// view's first search and follow every snapshot swap incrementally, so a
-// refresh that changed one tool changes one document per index.
+// view's first search and follow every snapshot swap.
 //
-// Nothing of a tool outside a caller's view reaches that caller's index: not
-// its words, not its share of BM25's document counts. Results, scores and
-// totals are therefore the same whatever tools other tenants have.
+// The text of every tool of the snapshot is tokenized, filed and given its
+// meaning vector once, in a table all views share (tool-table.ts), in the
+// background as soon as a snapshot is swapped in; a view's index is the set
+// of its slots with its own BM25 figures, so making one costs a pass over
+// its entries, and nothing of a tool outside a caller's view reaches that
+// caller's scores: not its words, not its share of BM25's document counts.
+// Results, scores and totals are the same whatever tools other tenants have.
 import type { CallerView, CatalogSnapshot } from '../snapshot.js';
 import type { CatalogStore } from '../store.js';
 import type { Caller } from '../visibility.js';
 import { DEFAULT_SYNONYMS, Synonyms } from './text.js';
 import { ALL_SIGNALS, type IndexCounters, type Fusion, type IndexOptions, type SearchAnswer, type SearchFilter, type SearchSignal, ToolSearchIndex } from './tool-index.js';
+import { ToolTable } from './tool-table.js';
 import type { WordVectors } from './word-vectors.js';
 
 export interface CatalogSearchOptions {
@@ -26,8 +30,10 @@ export interface CatalogSearchOptions {
   signals?: readonly SearchSignal[];
   /** Fusion weights other than the defaults (only to tune them on the benchmark). */
   fusion?: Partial<Fusion>;
-  /** Loads word vectors for the meaning signal, called once, on the first search (none: words alone rank). */
+  /** Loads word vectors for the meaning signal, called once (none: words alone rank). */
   wordVectors?: () => Promise<WordVectors | undefined>;
+  /** Load the word vectors at once rather than on the first search (the benchmark measures a view ready with them). */
+  preloadVectors?: boolean;
 }
 
 export const DEFAULT_MAX_INDEXES = 16;
@@ -49,7 +55,9 @@ export class CatalogSearch {
   private readonly counters: IndexCounters = { added: 0, removed: 0, replaced: 0 };
   private readonly stopFollowing: () => void;
   private readonly indexOptions: IndexOptions;
-  private vectors: WordVectors | undefined;
+  private readonly table: ToolTable;
+  /** The snapshot the table follows. */
+  private followed: CatalogSnapshot;
   private vectorsLoaded: Promise<void> | undefined;
   private readonly loadVectors: (() => Promise<WordVectors | undefined>) | undefined;
 
@@ -59,49 +67,62 @@ export class CatalogSearch {
   ) {
     this.synonyms = new Synonyms([...(options.builtInSynonyms === false ? [] : DEFAULT_SYNONYMS), ...(options.synonyms ?? [])]);
     this.maxIndexes = options.maxIndexes ?? DEFAULT_MAX_INDEXES;
-    this.stopFollowing = store.onSwap((next) => this.follow(next));
     const signals = options.signals ?? ALL_SIGNALS;
-    this.indexOptions = { signals, vectors: () => this.vectors, ...(options.fusion !== undefined ? { fusion: options.fusion } : {}) };
+    this.indexOptions = { signals, ...(options.fusion !== undefined ? { fusion: options.fusion } : {}) };
     this.loadVectors = signals.includes('meaning') ? options.wordVectors : undefined;
+    this.table = new ToolTable();
+    this.followed = store.current();
+    this.table.follow(this.followed.entries);
+    this.stopFollowing = store.onSwap((next) => this.follow(next));
+    if (options.preloadVectors === true) void this.vectorsLoading();
   }
 
   /**
-   * Starts loading the word vectors, once: on the first search, so a host that
-   * never searches never reads them. Until they are loaded (seconds on a
-   * machine's first start, then read from their cache) words alone rank.
+   * Starts loading the word vectors, once: on the first search (or at start
+   * when asked), so a host that never searches never reads them. Until they
+   * are loaded and every tool has its vector (seconds on a machine's first
+   * start, then a read of their cache and a second or so) words alone rank.
    */
   private vectorsLoading(): Promise<void> {
     if (this.vectorsLoaded === undefined) {
       const load = this.loadVectors;
-      this.vectorsLoaded = load === undefined ? Promise.resolve() : load().then((v) => void (this.vectors = v), () => undefined);
+      const loaded = (v: WordVectors | undefined): void => void (v !== undefined && this.table.useVectors(v));
+      this.vectorsLoaded = load === undefined ? Promise.resolve() : load().then(loaded, () => undefined);
     }
     return this.vectorsLoaded;
   }
 
-  /** Resolves once the word vectors are loaded (or known to be missing); starts loading them. */
-  whenReady(): Promise<void> {
-    return this.vectorsLoading();
+  /**
+   * Resolves once the word vectors are loaded (or known to be missing) and
+   * every tool of the current snapshot is filed with its vector; starts
+   * loading them.
+   */
+  async whenReady(): Promise<void> {
+    await this.vectorsLoading();
+    await this.table.whenIdle();
   }
 
   /** Word vectors in use, if any: their count of words (for health and the docs' memory figures). */
   vectorWords(): number {
-    return this.vectors?.size ?? 0;
+    return this.table.wordVectors?.size ?? 0;
   }
 
   /** The caller's visible tools that match `query`, best first. */
   search(caller: Caller, query: string, limit: number, filter?: SearchFilter, snapshot: CatalogSnapshot = this.store.current()): SearchAnswer {
     void this.vectorsLoading();
+    if (snapshot !== this.followed) this.follow(snapshot);
     return this.indexFor(snapshot.viewFor(caller), caller).search(query, limit, filter);
   }
 
-  /** Index operations so far, over all indexes. */
-  stats(): Readonly<IndexCounters> & { indexes: number } {
-    return { ...this.counters, indexes: this.slots.size };
+  /** Index operations so far, over all indexes: tools that entered, left or changed in a view; and the tools the shared table filed. */
+  stats(): Readonly<IndexCounters> & { indexes: number; filed: number } {
+    return { ...this.counters, indexes: this.slots.size, filed: this.table.filed };
   }
 
   close(): void {
     this.stopFollowing();
     this.slots.clear();
+    this.table.close();
   }
 
   private indexFor(view: CallerView, caller: Caller): ToolSearchIndex {
@@ -110,7 +131,7 @@ export class CatalogSearch {
       const fingerprint = view.standard.etag;
       slot = this.slots.get(fingerprint);
       if (slot === undefined) {
-        const index = new ToolSearchIndex(this.synonyms, this.counters, this.indexOptions);
+        const index = new ToolSearchIndex(this.table, this.synonyms, this.counters, this.indexOptions);
         index.sync(view.entries);
         slot = { index, caller: { tenant: caller.tenant, scopes: new Set(caller.scopes) }, fingerprint };
       }
@@ -122,8 +143,10 @@ export class CatalogSearch {
     return slot.index;
   }
 
-  /** On a swap: every index follows its callers' new view, touching only what changed. */
+  /** On a swap: the table follows the new snapshot, and every index its callers' new view. */
   private follow(next: CatalogSnapshot): void {
+    this.followed = next;
+    this.table.follow(next.entries);
     const before = [...this.slots.values()];
     this.slots.clear();
     for (const slot of before) {

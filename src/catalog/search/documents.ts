@@ -56,13 +56,18 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const PARAM = /^\{.*\}$/;
 /** Path segments that name no resource: API versions, dates, file extensions' bare names. */
 const VERSION = /^(v\d+[a-z0-9]*|\d[\d-]*)$/i;
+/** A path segment naming a method of a family, the way RPC-style HTTP APIs do. */
+const RPC_METHOD = /^[a-z][a-zA-Z0-9_]*(\.[a-zA-Z][a-zA-Z0-9_]*)+$/;
 
 /**
  * A title for an operation whose upstream gave none (Stripe's and many of
  * Twilio's have no summary): the action its method and path say and the
- * resource its last path segments name, "create customers subscriptions"
- * for POST /v1/customers/{customer}/subscriptions, "finalize invoices" for
- * POST /v1/invoices/{invoice}/finalize. Searched, never published.
+ * resource its last path segments name after the owner the path opens
+ * with, "create subscriptions" for POST /v1/customers/{customer}/subscriptions,
+ * "get Balance" for GET /Accounts/{AccountSid}/Balance.json, "finalize invoices" for
+ * POST /v1/invoices/{invoice}/finalize; the method's own name for an
+ * RPC-style path, "conversations kick" for POST /conversations.kick.
+ * Searched, never published.
  */
 export function derivedTitle(keywords: readonly string[]): string | undefined {
   const method = keywords.find((k) => METHODS.has(k));
@@ -71,13 +76,18 @@ export function derivedTitle(keywords: readonly string[]): string | undefined {
   const segments = path.split('/').map((s) => s.replace(/\.(json|xml)$/, '')).filter((s) => s !== '' && !VERSION.test(s));
   if (segments.length === 0) return undefined;
   const lastSegment = segments[segments.length - 1];
+  // An RPC-style method (`/conversations.kick`, `/admin.apps.approve`): its name says the action; the HTTP method does not.
+  if (RPC_METHOD.test(lastSegment)) return lastSegment.split('.').join(' ');
   const item = PARAM.test(lastSegment);
   const resources = segments.filter((s) => !PARAM.test(s));
   const plural = /s$/i.test(lastSegment);
   // POST /invoices/{invoice}/finalize: an action on an item (a sub-collection's name is plural).
   if (method === 'POST' && !item && !plural && segments.length >= 2 && PARAM.test(segments[segments.length - 2])) return `${lastSegment} ${resources.slice(-2, -1).join(' ')}`;
   const verb = method === 'GET' ? (item || !plural ? 'get' : 'list') : method === 'DELETE' ? 'delete' : method === 'POST' && !item ? 'create' : 'update';
-  return `${verb} ${resources.slice(-2).join(' ')}`;
+  // Twilio's /Accounts/{AccountSid}/Calls, Stripe's /customers/{customer}/subscriptions: the path's first resource, scoped
+  // by its id, is the owner, and most of the catalog's paths start with it; the resource acted on comes after.
+  const named = resources.length >= 2 && PARAM.test(segments[1]) ? resources.slice(1) : resources;
+  return `${verb} ${named.slice(-2).join(' ')}`;
 }
 
 export function searchDocument(entry: ToolEntry): SearchDocument {

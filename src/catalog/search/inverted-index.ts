@@ -19,6 +19,32 @@ export interface IndexedField {
   length: number;
 }
 
+/** A document's fields as a prepared tool holds them (prepared.ts): each field's distinct terms with their counts, one field after another. */
+export interface PreparedDoc {
+  readonly terms: readonly string[];
+  /** Each term's count in its field. */
+  readonly freqs: readonly number[];
+  /** Where each field's terms end in `terms`. */
+  readonly ends: readonly number[];
+  /** Each field's length (BM25's). */
+  readonly lengths: readonly number[];
+}
+
+/** The fields' distinct terms with their counts, field after field. */
+export function prepareDoc(fields: readonly IndexedField[]): PreparedDoc {
+  const terms: string[] = [];
+  const freqs: number[] = [];
+  const ends: number[] = [];
+  for (const field of fields) {
+    for (const [term, n] of frequencies(field.terms)) {
+      terms.push(term);
+      freqs.push(Math.min(n, 0xffff));
+    }
+    ends.push(terms.length);
+  }
+  return { terms, freqs, ends, lengths: fields.map((f) => f.length) };
+}
+
 export interface Bm25Parameters {
   k: number;
   b: number;
@@ -41,7 +67,13 @@ class Postings {
       freqs.set(this.freqs);
       this.freqs = freqs;
     }
-    const at = this.length === 0 || this.docs[this.length - 1] < doc ? this.length : this.find(doc);
+    if (this.length === 0 || this.docs[this.length - 1] < doc) {
+      // The usual case (an index built in slot order): an append.
+      this.docs[this.length] = doc;
+      this.freqs[this.length++] = Math.min(freq, 0xffff);
+      return;
+    }
+    const at = this.find(doc);
     this.docs.copyWithin(at + 1, at, this.length);
     this.freqs.copyWithin(at + 1, at, this.length);
     this.docs[at] = doc;
@@ -133,80 +165,107 @@ export class InvertedIndex {
 
   /** Indexes a document (one entry per field) and returns its slot. */
   add(fields: readonly IndexedField[]): number {
-    const doc = this.freeSlots.pop() ?? this.slotCount++;
-    if (doc >= this.lengths[0].length) this.lengths = this.lengths.map((l) => grow(l, doc + 1));
-    for (let f = 0; f < this.fieldCount; f++) {
-      const length = Math.min(fields[f].length, 0xffff);
-      this.lengths[f][doc] = length;
+    return this.addPrepared(prepareDoc(fields));
+  }
+
+  /** Indexes a document whose fields are counted already (prepared.ts) and returns its slot. */
+  addPrepared(doc: PreparedDoc): number {
+    const slot = this.freeSlots.pop() ?? this.slotCount++;
+    if (slot >= this.lengths[0].length) this.lengths = this.lengths.map((l) => grow(l, slot + 1));
+    const { terms, freqs, ends } = doc;
+    for (let f = 0, i = 0; f < this.fieldCount; f++) {
+      const length = Math.min(doc.lengths[f], 0xffff);
+      this.lengths[f][slot] = length;
       this.totalLength[f] += length;
       const map = this.postings[f];
-      for (const [term, freq] of frequencies(fields[f].terms)) {
-        let list = map.get(term);
-        if (list === undefined) map.set(term, (list = new Postings()));
-        list.add(doc, freq);
+      for (const end = ends[f]; i < end; i++) {
+        let list = map.get(terms[i]);
+        if (list === undefined) map.set(terms[i], (list = new Postings()));
+        list.add(slot, freqs[i]);
       }
     }
     this.live++;
-    return doc;
+    return slot;
   }
 
-  /** Removes the document in `doc`, given the same fields it was added with. */
-  remove(doc: number, fields: readonly IndexedField[]): void {
-    for (let f = 0; f < this.fieldCount; f++) {
-      this.totalLength[f] -= this.lengths[f][doc];
-      this.lengths[f][doc] = 0;
+  /** Removes the document in `slot`, given the same fields it was added with. */
+  remove(slot: number, fields: readonly IndexedField[] | PreparedDoc): void {
+    const doc = 'ends' in fields ? fields : prepareDoc(fields);
+    for (let f = 0, i = 0; f < this.fieldCount; f++) {
+      this.totalLength[f] -= this.lengths[f][slot];
+      this.lengths[f][slot] = 0;
       const map = this.postings[f];
-      for (const term of new Set(fields[f].terms)) {
-        const list = map.get(term);
+      for (const end = doc.ends[f]; i < end; i++) {
+        const list = map.get(doc.terms[i]);
         if (list === undefined) continue;
-        list.remove(doc);
-        if (list.length === 0) map.delete(term);
+        list.remove(slot);
+        if (list.length === 0) map.delete(doc.terms[i]);
       }
     }
-    this.freeSlots.push(doc);
+    this.freeSlots.push(slot);
     this.live--;
+  }
+
+  /** The sum of a field's lengths over the documents held. */
+  fieldTotal(field: number): number {
+    return this.totalLength[field];
   }
 
   /**
    * Adds `weight` × BM25 of `term` in field `field` to every document holding
    * it, and marks those documents as covering the query words of `wordBits`
-   * (bit i: query word i).
+   * (bit i: query word i). With a `subset`, only its documents count: they
+   * are scored, and BM25's figures (documents, documents holding the term,
+   * mean field length) are theirs, exactly as in an index of them alone.
    */
-  accumulate(acc: Accumulator, field: number, term: string, weight: number, wordBits: Uint32Array, bm25: Bm25Parameters): void {
+  accumulate(acc: Accumulator, field: number, term: string, weight: number, wordBits: Uint32Array, bm25: Bm25Parameters, subset?: Subset): void {
     const list = this.postings[field].get(term);
-    if (list === undefined || this.live === 0) return;
-    const n = list.length;
-    const idf = Math.log(1 + (this.live - n + 0.5) / (n + 0.5));
-    const average = this.totalLength[field] / this.live;
+    const live = subset === undefined ? this.live : subset.size;
+    if (list === undefined || live === 0) return;
+    const { docs, freqs } = list;
+    const member = subset?.member;
+    let n = list.length;
+    if (member !== undefined && subset!.size !== this.live) {
+      n = 0;
+      for (let i = 0; i < list.length; i++) n += member[docs[i]];
+      if (n === 0) return;
+    }
+    const idf = Math.log(1 + (live - n + 0.5) / (n + 0.5));
+    const average = (subset === undefined ? this.totalLength[field] : subset.totalLength[field]) / live;
     const lengths = this.lengths[field];
     const { k, b, d } = bm25;
     const factor = weight * idf;
     const lengthPart = average > 0 ? (k * b) / average : 0;
-    const { docs, freqs } = list;
     const { scores, covered, touched, stride } = acc;
-    if (stride === 1) {
-      // The usual query (at most 32 words): one bit set per slot.
-      const bits = wordBits[0];
-      for (let i = 0; i < n; i++) {
-        const doc = docs[i];
-        const tf = freqs[i];
-        if (covered[doc] === 0) touched[acc.touchedCount++] = doc;
-        scores[doc] += factor * (d + (tf * (k + 1)) / (tf + k * (1 - b) + lengthPart * lengths[doc]));
-        covered[doc] |= bits;
-      }
-      return;
-    }
-    for (let i = 0; i < n; i++) {
+    const bits = wordBits[0];
+    for (let i = 0; i < list.length; i++) {
       const doc = docs[i];
+      if (member !== undefined && member[doc] === 0) continue;
       const tf = freqs[i];
+      scores[doc] += factor * (d + (tf * (k + 1)) / (tf + k * (1 - b) + lengthPart * lengths[doc]));
+      if (stride === 1) {
+        // The usual query (at most 32 words): one bit set per slot.
+        if (covered[doc] === 0) touched[acc.touchedCount++] = doc;
+        covered[doc] |= bits;
+        continue;
+      }
       const base = doc * stride;
       let fresh = true;
       for (let w = 0; w < stride; w++) if (covered[base + w] !== 0) fresh = false;
       if (fresh) touched[acc.touchedCount++] = doc;
-      scores[doc] += factor * (d + (tf * (k + 1)) / (tf + k * (1 - b) + lengthPart * lengths[doc]));
       for (let w = 0; w < stride; w++) covered[base + w] |= wordBits[w];
     }
   }
+}
+
+/** Some of an index's documents, as one view sees them: BM25 counts only these. */
+export interface Subset {
+  /** By slot: 1 for a document of the subset. */
+  readonly member: Uint8Array;
+  /** Documents in the subset. */
+  readonly size: number;
+  /** By field: the sum of the subset's field lengths. */
+  readonly totalLength: readonly number[];
 }
 
 function grow(array: Uint16Array, needed: number): Uint16Array {

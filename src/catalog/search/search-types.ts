@@ -3,7 +3,6 @@
 // the index (tool-index.ts) so that module stays about ranking.
 import type { SafetyTier, Source } from '../../contract/descriptor.js';
 import type { ToolEntry } from '../snapshot.js';
-import type { WordVectors } from './word-vectors.js';
 
 /** Index operations since start, for every index (tests and metrics read them). */
 export interface IndexCounters {
@@ -27,8 +26,6 @@ export const ALL_SIGNALS: readonly SearchSignal[] = ['terms', 'meaning', 'prior'
 export interface IndexOptions {
   /** The signals ranking uses (all by default; fewer only to measure each alone). */
   signals: readonly SearchSignal[];
-  /** The word vectors, once loaded (undefined until then, or when not installed: words alone rank). */
-  vectors?: () => WordVectors | undefined;
   /** Fusion weights (defaults below); set only to tune them on the benchmark's tuning tasks. */
   fusion?: Partial<Fusion>;
 }
@@ -45,9 +42,11 @@ export interface Fusion {
   named: number;
   /** A tool whose meaning is this far from the request is no candidate. */
   minCosine: number;
+  /** A tool known to change something has its fused score divided by this when the request only asks to read (intent.ts). */
+  read: number;
 }
 
-export const DEFAULT_FUSION: Fusion = { k: 20, terms: 1, perSource: 0.5, meaning: 0.25, named: 2, minCosine: 0.2 };
+export const DEFAULT_FUSION: Fusion = { k: 20, terms: 1, perSource: 0.5, meaning: 0.25, named: 2, minCosine: 0.2, read: 2 };
 
 export interface SearchHit {
   entry: ToolEntry;

@@ -133,17 +133,36 @@ export interface WordVectorOptions {
   maxWords?: number;
 }
 
-/**
- * The word vectors: from the compact cache when it exists, else extracted
- * from the package (seconds, in slices) and cached. Undefined when the
- * package is not installed: search then ranks by words alone.
- */
-export async function loadWordVectors(options: WordVectorOptions = {}): Promise<WordVectors | undefined> {
+/** The compact cache's file for the installed package; undefined when the package is not installed. */
+function cacheFile(options: WordVectorOptions): { file: string; source: string; maxWords: number } | undefined {
   const pkg = vectorPackageFile();
   if (pkg === undefined) return undefined;
   const maxWords = options.maxWords ?? DEFAULT_MAX_WORDS;
   const dir = options.cacheDir ?? join(tmpdir(), 'toolhost-word-vectors');
-  const file = join(dir, `${VECTOR_PACKAGE}-${pkg.version}-${maxWords}.bin`);
+  return { file: join(dir, `${VECTOR_PACKAGE}-${pkg.version}-${maxWords}.bin`), source: pkg.path, maxWords };
+}
+
+/** Loads in progress or done, by cache file: the table is loaded once per process and shared by every search. */
+const loaded = new Map<string, Promise<WordVectors | undefined>>();
+
+/**
+ * The word vectors: from the compact cache when it exists, else extracted
+ * from the package (seconds, in slices) and cached. Undefined when the
+ * package is not installed: search then ranks by words alone. Once per
+ * process: later calls share the first one's table.
+ */
+export function loadWordVectors(options: WordVectorOptions = {}): Promise<WordVectors | undefined> {
+  const at = cacheFile(options);
+  if (at === undefined) return Promise.resolve(undefined);
+  let load = loaded.get(at.file);
+  if (load === undefined) {
+    loaded.set(at.file, (load = readOrExtract(at.file, at.source, at.maxWords)));
+    load.catch(() => loaded.delete(at.file));
+  }
+  return load;
+}
+
+async function readOrExtract(file: string, source: string, maxWords: number): Promise<WordVectors> {
   if (existsSync(file)) {
     try {
       return WordVectors.deserialize(readFileSync(file));
@@ -151,9 +170,9 @@ export async function loadWordVectors(options: WordVectorOptions = {}): Promise<
       // A damaged cache is made again.
     }
   }
-  const vectors = await extractWordVectors(pkg.path, maxWords);
+  const vectors = await extractWordVectors(source, maxWords);
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dirname(file), { recursive: true });
     const partial = `${file}.${process.pid}.tmp`;
     writeFileSync(partial, vectors.serialize());
     renameSync(partial, file);
