@@ -157,9 +157,8 @@ function sortedTools(built: ReadonlyMap<string, BuiltTool>, previous: PreviousBu
   return [...built.values()].sort((a, b) => byteOrder(a.descriptor.toolId, b.descriptor.toolId));
 }
 
-export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, options: BuildOptions = {}): BuildResult {
-  const problems: BuildProblem[] = [];
-  const warnings: string[] = [];
+/** One toolId per tool: a second tool with the same toolId is a fatal problem, and left out. */
+function uniqueById(rawTools: readonly RawTool[], problems: BuildProblem[]): Map<string, RawTool> {
   const unique = new Map<string, RawTool>();
   for (const raw of rawTools) {
     const prior = unique.get(raw.toolId);
@@ -169,66 +168,82 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
     }
     unique.set(raw.toolId, raw);
   }
+  return unique;
+}
 
-  const built = new Map<string, BuiltTool>();
-  const repeats = new Map<string, ToolDescriptor>();
-  const schemaTexts = new Map<string, SchemaTexts>();
-  const { previous, classifyCache } = options;
-  // Said on every build, for a reused tool too.
-  const warnRedacted = (toolId: string, redacted: readonly string[], unenforced: readonly string[]): void => {
-    if (redacted.length > 0) warnings.push(`${toolId}: credential-like values removed at ${redacted.join(', ')}`);
-    for (const u of unenforced) warnings.push(`${toolId}: ${u}`);
-  };
-  const add = (raw: RawTool, derived?: Classification): void => {
-    const prior = previous?.tool(raw.toolId);
+/** What one build collects as it adds tools, and how it adds one (reused, rebound or described anew). */
+class CatalogBuild {
+  readonly problems: BuildProblem[] = [];
+  readonly warnings: string[] = [];
+  readonly built = new Map<string, BuiltTool>();
+  readonly repeats = new Map<string, ToolDescriptor>();
+  readonly schemaTexts = new Map<string, SchemaTexts>();
+
+  constructor(
+    private readonly policy: Policy,
+    private readonly options: BuildOptions,
+  ) {}
+
+  /** Said on every build, for a reused tool too. */
+  private warnRedacted(toolId: string, redacted: readonly string[], unenforced: readonly string[]): void {
+    if (redacted.length > 0) this.warnings.push(`${toolId}: credential-like values removed at ${redacted.join(', ')}`);
+    for (const u of unenforced) this.warnings.push(`${toolId}: ${u}`);
+  }
+
+  /** The policy's classification of a tool, exec downgraded to write (a fatal problem) outside host extensions. */
+  private classify(raw: RawTool, derived: Classification | undefined): { classification: Classification; scopes: readonly string[]; problem?: BuildProblem } {
+    const { classifyCache } = this.options;
+    const input = derived ?? raw.derived;
+    const result = classifyCache ? classifyCache.classify(this.policy, raw.toolId, raw.source, input) : this.policy.classify({ toolId: raw.toolId, source: raw.source, derived: input });
+    const { scopes, tierRule } = result;
+    // A cached result is shared: never change it in place.
+    const classification = result.classification;
+    if (classification.safetyTier !== 'exec' || raw.source === 'host-extension') return { classification, scopes };
+    const by = tierRule === undefined ? 'its classification' : `policy rule #${tierRule + 1}`;
+    const problem = { fatal: true, message: `${raw.toolId} (${raw.origin}): ${by} sets safetyTier exec, which only host-extension tools may have; treated as write` };
+    this.problems.push(problem);
+    return { classification: { ...classification, safetyTier: 'write' }, scopes, problem };
+  }
+
+  add(raw: RawTool, derived?: Classification): void {
+    const prior = this.options.previous?.tool(raw.toolId);
     // The same RawTool object (sources hand back unchanged tools as they
     // were) under the same policy: nothing to classify or describe again.
     // Not for workflows, whose classification follows their steps.
     if (derived === undefined && prior instanceof Built && prior.raw === raw) {
-      if (prior.problem !== undefined) problems.push(prior.problem);
-      warnRedacted(raw.toolId, prior.redacted, prior.unenforced);
-      built.set(raw.toolId, prior);
+      if (prior.problem !== undefined) this.problems.push(prior.problem);
+      this.warnRedacted(raw.toolId, prior.redacted, prior.unenforced);
+      this.built.set(raw.toolId, prior);
       return;
     }
-    const input = derived ?? raw.derived;
-    const result = classifyCache ? classifyCache.classify(policy, raw.toolId, raw.source, input) : policy.classify({ toolId: raw.toolId, source: raw.source, derived: input });
-    const { scopes, tierRule } = result;
-    // A cached result is shared: never change it in place.
-    let classification = result.classification;
-    let problem: BuildProblem | undefined;
-    if (classification.safetyTier === 'exec' && raw.source !== 'host-extension') {
-      const by = tierRule === undefined ? 'its classification' : `policy rule #${tierRule + 1}`;
-      problem = { fatal: true, message: `${raw.toolId} (${raw.origin}): ${by} sets safetyTier exec, which only host-extension tools may have; treated as write` };
-      problems.push(problem);
-      classification = { ...classification, safetyTier: 'write' };
-    }
+    const { classification, scopes, problem } = this.classify(raw, derived);
     if (prior instanceof Built && sameClassification(prior.classification, classification) && sameStrings(prior.policyScopes, scopes) && sameJson(prior.raw, raw)) {
-      warnRedacted(raw.toolId, prior.redacted, prior.unenforced);
+      this.warnRedacted(raw.toolId, prior.redacted, prior.unenforced);
       const tool = rebind(prior, raw);
-      if (tool !== prior) repeats.set(raw.toolId, prior.descriptor);
-      built.set(raw.toolId, tool);
+      if (tool !== prior) this.repeats.set(raw.toolId, prior.descriptor);
+      this.built.set(raw.toolId, tool);
       return;
     }
     const { descriptor, redacted, unenforced, schemaTexts: texts } = describeTool(raw, classification, scopes);
-    if (texts !== undefined) schemaTexts.set(raw.toolId, texts);
-    warnRedacted(raw.toolId, redacted, unenforced);
-    built.set(raw.toolId, new Built(descriptor, raw, classification, scopes, redacted, unenforced, problem));
-  };
-
-  const workflows: RawTool[] = [];
-  for (const raw of unique.values()) {
-    if (raw.source === 'workflow') workflows.push(raw);
-    else add(raw);
+    if (texts !== undefined) this.schemaTexts.set(raw.toolId, texts);
+    this.warnRedacted(raw.toolId, redacted, unenforced);
+    this.built.set(raw.toolId, new Built(descriptor, raw, classification, scopes, redacted, unenforced, problem));
   }
+}
 
-  // Workflows may call workflows: resolve depth-first, refusing cycles.
+/**
+ * Adds the workflows once their steps are built, classified from their
+ * steps. Workflows may call workflows: resolved depth-first, refusing
+ * cycles; a workflow with a missing step is withheld.
+ */
+function addWorkflows(workflows: readonly RawTool[], unique: ReadonlyMap<string, RawTool>, build: CatalogBuild, isMissingStepFatal: BuildOptions['isMissingStepFatal']): void {
   const state = new Map<string, 'visiting' | 'done' | 'withheld'>();
   const resolve = (wf: RawTool, path: string[]): boolean => {
     const s = state.get(wf.toolId);
     if (s === 'done') return true;
     if (s === 'withheld') return false;
     if (s === 'visiting') {
-      problems.push({ fatal: true, message: `workflow cycle: ${[...path, wf.toolId].join(' -> ')}` });
+      build.problems.push({ fatal: true, message: `workflow cycle: ${[...path, wf.toolId].join(' -> ')}` });
       return false;
     }
     state.set(wf.toolId, 'visiting');
@@ -237,13 +252,13 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
     for (const step of wf.steps ?? []) {
       const inner = unique.get(step);
       if (inner?.source === 'workflow' && !resolve(inner, [...path, wf.toolId])) ok = false;
-      const b = built.get(step);
+      const b = build.built.get(step);
       if (!b) {
         if (!inner) {
-          const fatal = options.isMissingStepFatal?.(step) ?? true;
+          const fatal = isMissingStepFatal?.(step) ?? true;
           const message = `${wf.toolId} (${wf.origin}): step calls ${step}, which is not in the catalog`;
-          if (fatal) problems.push({ fatal, message });
-          else warnings.push(`${message}; the workflow is withheld until it appears`);
+          if (fatal) build.problems.push({ fatal, message });
+          else build.warnings.push(`${message}; the workflow is withheld until it appears`);
         }
         ok = false;
         continue;
@@ -254,12 +269,23 @@ export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, optio
       state.set(wf.toolId, 'withheld');
       return false;
     }
-    add(wf, classifyFromSteps(stepClasses));
+    build.add(wf, classifyFromSteps(stepClasses));
     state.set(wf.toolId, 'done');
     return true;
   };
   for (const wf of workflows) resolve(wf, []);
+}
 
-  classifyCache?.endBuild();
-  return { tools: sortedTools(built, previous), repeats, schemaTexts, problems, warnings };
+export function buildCatalog(rawTools: readonly RawTool[], policy: Policy, options: BuildOptions = {}): BuildResult {
+  const build = new CatalogBuild(policy, options);
+  const unique = uniqueById(rawTools, build.problems);
+  const workflows: RawTool[] = [];
+  for (const raw of unique.values()) {
+    if (raw.source === 'workflow') workflows.push(raw);
+    else build.add(raw);
+  }
+  addWorkflows(workflows, unique, build, options.isMissingStepFatal);
+  options.classifyCache?.endBuild();
+  const { built, repeats, schemaTexts, problems, warnings } = build;
+  return { tools: sortedTools(built, options.previous), repeats, schemaTexts, problems, warnings };
 }

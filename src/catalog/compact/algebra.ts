@@ -9,7 +9,8 @@
 // mutates a returned schema (and unshares the final tree).
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
 import { isPlainObject, setOwn } from '../../util/json.js';
-import { type Bound, type Dialect, type Schema, deepEqual, getBound, getDepsRequired, getTuple, has, hasTuple, isTrivial, K_ARR, K_BOOL, K_NULL, K_NUM, K_OBJ, K_STR, looser, multipleOfAnd, multipleOfOr, ordered, own, patternAnd, patternOr, setBound, setTuple, tighter, typeFromMask, typeMask, uniqueValues, valueKey, valueKind } from './schema-util.js';
+import { andAnnotations, andContains, andCounts, andFormat, andNumeric, andPattern, andType, andValues, explicitValues } from './and-keywords.js';
+import { type Bound, type Dialect, type Schema, deepEqual, getBound, getDepsRequired, getTuple, has, hasTuple, isTrivial, K_ARR, K_BOOL, K_NULL, K_NUM, K_OBJ, K_STR, looser, multipleOfOr, ordered, own, patternOr, setBound, setTuple, typeFromMask, typeMask, uniqueValues, valueKind } from './schema-util.js';
 
 export interface AlgebraHost {
   /** Spend one unit of the work budget; false when it is exhausted. */
@@ -18,23 +19,11 @@ export interface AlgebraHost {
   note(message: string): void;
 }
 
-const ANNOTATIONS = ['$schema', 'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly'] as const;
-const MIN_COUNTS = ['minLength', 'minItems', 'minProperties'] as const;
-const MAX_COUNTS = ['maxLength', 'maxItems', 'maxProperties'] as const;
 const NUMERIC_FORMATS = new Set(['int32', 'int64', 'float', 'double']);
 
 /** Instance kinds a format applies to (validators check formats only on their own kind). */
 function formatMask(f: JsonValue | undefined): number {
   return typeof f === 'string' && NUMERIC_FORMATS.has(f) ? K_NUM : K_STR;
-}
-
-/** Explicit enumeration of a node (`const`/`enum`), or undefined. */
-function explicitValues(s: JsonObject): JsonValue[] | undefined {
-  if (has(s, 'const')) {
-    if (Array.isArray(s.enum) && !s.enum.some((v) => deepEqual(v, s.const))) return [];
-    return [s.const];
-  }
-  return Array.isArray(s.enum) ? s.enum : undefined;
 }
 
 /** Instance kinds a compacted node can accept at all (type narrowed by its enumeration). */
@@ -76,123 +65,36 @@ export class Algebra {
     }
     a = a as JsonObject;
     b = b as JsonObject;
-    const d = this.d;
     const out: JsonObject = {};
-
-    for (const k of ANNOTATIONS) {
-      if (has(a, k)) out[k] = a[k];
-      else if (has(b, k)) out[k] = b[k];
-    }
-
-    if (has(a, 'type') && has(b, 'type')) {
-      if (deepEqual(a.type, b.type)) out.type = a.type;
-      else {
-        const m = typeMask(a.type) & typeMask(b.type);
-        if (m === 0) return false;
-        const t = typeFromMask(m);
-        if (t !== undefined) out.type = t;
-      }
-    } else if (has(a, 'type')) out.type = a.type;
-    else if (has(b, 'type')) out.type = b.type;
-
-    const va = explicitValues(a);
-    const vb = explicitValues(b);
-    if (va && vb) {
-      const keys = new Set(vb.map(valueKey));
-      const common = uniqueValues(va.filter((v) => keys.has(valueKey(v))));
-      if (common.length === 0) return false;
-      if (common.length === 1 && (has(a, 'const') || has(b, 'const')) && !d.unknown.has('const')) out.const = common[0];
-      else out.enum = common;
-    } else {
-      const src = va ? a : vb ? b : undefined;
-      if (src) {
-        if (has(src, 'const')) out.const = src.const;
-        if (has(src, 'enum')) out.enum = src.enum;
-      }
-    }
-
-    if (has(a, 'format') && has(b, 'format') && a.format !== b.format) {
-      out.format = a.format;
-      this.host.note(`allOf with two formats ("${String(a.format)}", "${String(b.format)}"): kept the first`);
-    } else if (has(a, 'format')) out.format = a.format;
-    else if (has(b, 'format')) out.format = b.format;
-
-    for (const dir of ['min', 'max'] as const) {
-      const ba = getBound(a, dir, d);
-      const bb = getBound(b, dir, d);
-      setBound(out, ba && bb ? tighter(ba, bb, dir) : ba ?? bb, dir, d);
-    }
-    if (typeof a.multipleOf === 'number' && typeof b.multipleOf === 'number') {
-      const m = multipleOfAnd(a.multipleOf, b.multipleOf);
-      if (m === undefined) {
-        out.multipleOf = a.multipleOf;
-        this.host.note(`allOf with multipleOf ${a.multipleOf} and ${b.multipleOf}: kept the first`);
-      } else out.multipleOf = m;
-    } else if (has(a, 'multipleOf')) out.multipleOf = a.multipleOf;
-    else if (has(b, 'multipleOf')) out.multipleOf = b.multipleOf;
-
-    for (const k of MIN_COUNTS) {
-      if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.max(a[k] as number, b[k] as number);
-      else if (has(a, k)) out[k] = a[k];
-      else if (has(b, k)) out[k] = b[k];
-    }
-    for (const k of MAX_COUNTS) {
-      if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.min(a[k] as number, b[k] as number);
-      else if (has(a, k)) out[k] = a[k];
-      else if (has(b, k)) out[k] = b[k];
-    }
-
-    if (typeof a.pattern === 'string' && typeof b.pattern === 'string') {
-      const p = patternAnd(a.pattern, b.pattern);
-      if (p === undefined) {
-        out.pattern = a.pattern;
-        this.host.note('allOf with two patterns that cannot be combined: kept the first');
-      } else out.pattern = p;
-    } else if (has(a, 'pattern')) out.pattern = a.pattern;
-    else if (has(b, 'pattern')) out.pattern = b.pattern;
-
+    andAnnotations(a, b, out);
+    if (!andType(a, b, out) || !andValues(a, b, out, this.d)) return false;
+    andFormat(a, b, out, this.host);
+    andNumeric(a, b, out, this.d, this.host);
+    andCounts(a, b, out);
+    andPattern(a, b, out, this.host);
     if (has(a, 'uniqueItems') || has(b, 'uniqueItems')) out.uniqueItems = a.uniqueItems === true || b.uniqueItems === true;
-
-    if (hasTuple(a) || hasTuple(b)) {
-      const ta = getTuple(a, d);
-      const tb = getTuple(b, d);
-      const rest = this.andOpt(ta.rest, tb.rest);
-      if (!ta.prefix && !tb.prefix) setTuple(out, { rest }, d);
-      else {
-        const n = Math.max(ta.prefix?.length ?? 0, tb.prefix?.length ?? 0);
-        const prefix: Schema[] = [];
-        for (let i = 0; i < n; i++) {
-          prefix.push(this.and(ta.prefix?.[i] ?? ta.rest ?? true, tb.prefix?.[i] ?? tb.rest ?? true));
-        }
-        setTuple(out, { prefix, rest }, d);
-      }
-    }
-
-    if (has(a, 'contains') && has(b, 'contains')) {
-      out.contains = a.contains;
-      if (deepEqual(a.contains, b.contains)) {
-        const minA = typeof a.minContains === 'number' ? a.minContains : undefined;
-        const minB = typeof b.minContains === 'number' ? b.minContains : undefined;
-        if (minA !== undefined || minB !== undefined) out.minContains = Math.max(minA ?? 1, minB ?? 1);
-        const maxA = typeof a.maxContains === 'number' ? a.maxContains : undefined;
-        const maxB = typeof b.maxContains === 'number' ? b.maxContains : undefined;
-        if (maxA !== undefined || maxB !== undefined) out.maxContains = Math.min(maxA ?? Infinity, maxB ?? Infinity);
-      } else {
-        if (has(a, 'minContains')) out.minContains = a.minContains;
-        if (has(a, 'maxContains')) out.maxContains = a.maxContains;
-        this.host.note('allOf with two different "contains": kept the first');
-      }
-    } else {
-      const src = has(a, 'contains') ? a : has(b, 'contains') ? b : undefined;
-      if (src) {
-        out.contains = src.contains;
-        if (has(src, 'minContains')) out.minContains = src.minContains;
-        if (has(src, 'maxContains')) out.maxContains = src.maxContains;
-      }
-    }
-
+    this.andItems(a, b, out);
+    andContains(a, b, out, this.host);
     this.andObject(a, b, out);
     return ordered(out);
+  }
+
+  /** Tuple items and the rest, position by position (a missing position is the side's rest). */
+  private andItems(a: JsonObject, b: JsonObject, out: JsonObject): void {
+    if (!hasTuple(a) && !hasTuple(b)) return;
+    const d = this.d;
+    const ta = getTuple(a, d);
+    const tb = getTuple(b, d);
+    const rest = this.andOpt(ta.rest, tb.rest);
+    if (!ta.prefix && !tb.prefix) setTuple(out, { rest }, d);
+    else {
+      const n = Math.max(ta.prefix?.length ?? 0, tb.prefix?.length ?? 0);
+      const prefix: Schema[] = [];
+      for (let i = 0; i < n; i++) {
+        prefix.push(this.and(ta.prefix?.[i] ?? ta.rest ?? true, tb.prefix?.[i] ?? tb.rest ?? true));
+      }
+      setTuple(out, { prefix, rest }, d);
+    }
   }
 
   private andOpt(a: Schema | undefined, b: Schema | undefined): Schema | undefined {

@@ -29,33 +29,64 @@ const COUNT_KEYWORDS = new Set([
 /** Copy one compact keyword into `out`, compacting subschemas. Returns 'empty' for `enum: []`. */
 export function copyKeyword(host: KeywordHost, key: string, v: JsonValue, out: JsonObject, input: JsonObject, depth: number): 'empty' | void {
   switch (key) {
+    case 'enum':
+    case 'const':
+    case 'default':
+    case 'examples':
+      return copyDataKeyword(host, key, v, out);
+    case 'properties':
+    case 'additionalProperties':
+    case 'propertyNames':
+    case 'contains':
+    case 'additionalItems':
+    case 'items':
+    case 'prefixItems':
+      return copySubschemaKeyword(host, key, v, out, input, depth);
+    default:
+      return copyValueKeyword(host, key, v, out);
+  }
+}
+
+/** A keyword whose value is instance data, deep-copied within the data bounds. */
+function copyDataKeyword(host: KeywordHost, key: 'enum' | 'const' | 'default' | 'examples', v: JsonValue, out: JsonObject): 'empty' | void {
+  if (key === 'enum') {
+    if (!Array.isArray(v)) return invalid(host, key);
+    if (v.length === 0) return 'empty';
+  }
+  if (key === 'examples' && !Array.isArray(v)) return;
+  const copy = copyData(host, v, 0);
+  if (copy !== undefined) out[key] = copy;
+  else if (key === 'enum' || key === 'const') host.note(`${key} too large or deep; dropped`);
+}
+
+/** A keyword whose value is one or more subschemas, each compacted one level down. */
+function copySubschemaKeyword(host: KeywordHost, key: string, v: JsonValue, out: JsonObject, input: JsonObject, depth: number): void {
+  switch (key) {
+    case 'properties':
+      if (!isPlainObject(v)) return invalid(host, key);
+      out.properties = host.subProperties(v, depth);
+      return;
+    case 'items':
+      copyItems(host, v, out, input, depth);
+      return;
+    case 'prefixItems':
+      if (!Array.isArray(v)) return invalid(host, key);
+      out.prefixItems = v.map((s, i) => host.sub(s, depth, 'prefixItems', String(i)));
+      return;
+    default:
+      out[key] = host.sub(v, depth, key);
+  }
+}
+
+/** A keyword whose value is a plain value (type names, a string, a number, a flag, a name list), kept when it has its keyword's shape. */
+function copyValueKeyword(host: KeywordHost, key: string, v: JsonValue, out: JsonObject): void {
+  switch (key) {
     case 'type':
       if (typeof v === 'string' && TYPE_NAMES.has(v)) out.type = v;
       else if (Array.isArray(v) && v.length > 0 && v.every((t) => typeof t === 'string' && TYPE_NAMES.has(t)) && uniqueStrings(v as string[]).length === v.length) {
         out.type = [...v];
       } else invalid(host, key);
       return;
-    case 'enum': {
-      if (!Array.isArray(v)) return invalid(host, key);
-      if (v.length === 0) return 'empty';
-      const copy = copyData(host, v, 0);
-      if (copy === undefined) host.note('enum too large or deep; dropped');
-      else out.enum = copy;
-      return;
-    }
-    case 'const': {
-      const copy = copyData(host, v, 0);
-      if (copy === undefined) host.note('const too large or deep; dropped');
-      else out.const = copy;
-      return;
-    }
-    case 'default':
-    case 'examples': {
-      if (key === 'examples' && !Array.isArray(v)) return;
-      const copy = copyData(host, v, 0);
-      if (copy !== undefined) out[key] = copy;
-      return;
-    }
     case 'title':
     case 'description':
     case 'format':
@@ -90,23 +121,6 @@ export function copyKeyword(host: KeywordHost, key: string, v: JsonValue, out: J
     case 'required':
       if (Array.isArray(v) && v.every((n) => typeof n === 'string')) out.required = uniqueStrings(v as string[]);
       else invalid(host, key);
-      return;
-    case 'properties':
-      if (!isPlainObject(v)) return invalid(host, key);
-      out.properties = host.subProperties(v, depth);
-      return;
-    case 'additionalProperties':
-    case 'propertyNames':
-    case 'contains':
-    case 'additionalItems':
-      out[key] = host.sub(v, depth, key);
-      return;
-    case 'items':
-      copyItems(host, v, out, input, depth);
-      return;
-    case 'prefixItems':
-      if (!Array.isArray(v)) return invalid(host, key);
-      out.prefixItems = v.map((s, i) => host.sub(s, depth, 'prefixItems', String(i)));
       return;
     case 'dependentRequired':
     case 'dependencies':

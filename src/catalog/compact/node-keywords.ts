@@ -50,74 +50,81 @@ export function scanKeywords(host: KeywordHost, input: JsonObject, depth: number
     inPlace: false,
     empty: false,
   };
-  const { local, descNotes } = found;
   const ignoreSiblings = has(input, '$ref') && !d.refSiblings;
-
   for (const key of Object.keys(input)) {
-    const v = input[key];
     if (d.unknown.has(key) || LOCATION_KEYWORDS.has(key)) continue;
     if (ignoreSiblings && key !== '$ref' && !ANNOTATION_KEYWORDS.has(key) && !(key === '$schema' && depth === 0)) continue;
-    switch (key) {
-      case '$ref':
-        if (typeof v === 'string') {
-          found.ref = v;
-          found.inPlace = true;
-        } else host.note('invalid $ref dropped');
-        break;
-      case 'allOf':
-      case 'anyOf':
-      case 'oneOf':
-        if (Array.isArray(v) && v.length > 0) {
-          if (key === 'allOf') found.allOf = v;
-          else if (key === 'anyOf') found.anyOf = v;
-          else found.oneOf = v;
-          found.inPlace = true;
-        } else host.note(`invalid ${key} dropped`);
-        break;
-      case 'not':
-        found.inPlace = true;
-        if (v !== false && !(isPlainObject(v) && Object.keys(v).length === 1 && has(v, 'description'))) {
-          host.note('"not" dropped');
-          descNotes.push(boundedNote(`Must not be: ${brief(v, 120)}.`));
-        }
-        break;
-      case 'if':
-        found.inPlace = true;
-        if (has(input, 'then') || has(input, 'else')) {
-          host.note('if/then/else dropped');
-          const parts = [`If ${brief(v, 60)}`];
-          if (has(input, 'then')) parts.push(`then ${brief(input.then, 60)}`);
-          if (has(input, 'else')) parts.push(`else ${brief(input.else, 60)}`);
-          descNotes.push(boundedNote(`Conditional: ${parts.join(', ')}.`));
-        }
-        break;
-      case 'then':
-      case 'else':
-        break;
-      case 'dependentSchemas':
-        found.inPlace = true;
-        if (isPlainObject(v)) noteDependentSchemas(host, v, descNotes);
-        break;
-      case 'patternProperties':
-        if (isPlainObject(v)) found.patternProperties = v;
-        break;
-      case 'unevaluatedProperties':
-        found.unevaluatedProperties = v;
-        break;
-      case 'unevaluatedItems':
-        found.unevaluatedItems = v;
-        break;
-      case '$dynamicRef':
-      case '$recursiveRef':
-        found.inPlace = true;
-        host.note(`${key} not followed; loosened to {}`);
-        break;
-      case '$schema':
-        if (depth === 0 && typeof v === 'string') local.$schema = v;
-        break;
-      default:
-        if (copyKeyword(host, key, v, local, input, depth) === 'empty') found.empty = true;
-    }
+    scanKeyword(host, found, input, key, depth);
   }
   return found;
+}
+
+/** One keyword of the node: collected for the walk, turned into a note, or copied into `found.local`. */
+function scanKeyword(host: KeywordHost, found: NodeKeywords, input: JsonObject, key: string, depth: number): void {
+  const v = input[key];
+  switch (key) {
+    case '$ref':
+      if (typeof v === 'string') {
+        found.ref = v;
+        found.inPlace = true;
+      } else host.note('invalid $ref dropped');
+      break;
+    case 'allOf':
+    case 'anyOf':
+    case 'oneOf':
+      if (Array.isArray(v) && v.length > 0) {
+        found[key] = v;
+        found.inPlace = true;
+      } else host.note(`invalid ${key} dropped`);
+      break;
+    case 'not':
+      found.inPlace = true;
+      noteNot(host, v, found.descNotes);
+      break;
+    case 'if':
+      found.inPlace = true;
+      noteConditional(host, input, found.descNotes);
+      break;
+    case 'then':
+    case 'else':
+      break;
+    case 'dependentSchemas':
+      found.inPlace = true;
+      if (isPlainObject(v)) noteDependentSchemas(host, v, found.descNotes);
+      break;
+    case 'patternProperties':
+      if (isPlainObject(v)) found.patternProperties = v;
+      break;
+    case 'unevaluatedProperties':
+    case 'unevaluatedItems':
+      found[key] = v;
+      break;
+    case '$dynamicRef':
+    case '$recursiveRef':
+      found.inPlace = true;
+      host.note(`${key} not followed; loosened to {}`);
+      break;
+    case '$schema':
+      if (depth === 0 && typeof v === 'string') found.local.$schema = v;
+      break;
+    default:
+      if (copyKeyword(host, key, v, found.local, input, depth) === 'empty') found.empty = true;
+  }
+}
+
+/** `not` is dropped (only loosens); a `not` that excludes nothing (false, or a description alone) needs no note. */
+function noteNot(host: KeywordHost, v: JsonValue, descNotes: string[]): void {
+  if (v === false || (isPlainObject(v) && Object.keys(v).length === 1 && has(v, 'description'))) return;
+  host.note('"not" dropped');
+  descNotes.push(boundedNote(`Must not be: ${brief(v, 120)}.`));
+}
+
+/** `if`/`then`/`else` is dropped and described; an `if` alone constrains nothing. */
+function noteConditional(host: KeywordHost, input: JsonObject, descNotes: string[]): void {
+  if (!has(input, 'then') && !has(input, 'else')) return;
+  host.note('if/then/else dropped');
+  const parts = [`If ${brief(input.if, 60)}`];
+  if (has(input, 'then')) parts.push(`then ${brief(input.then, 60)}`);
+  if (has(input, 'else')) parts.push(`else ${brief(input.else, 60)}`);
+  descNotes.push(boundedNote(`Conditional: ${parts.join(', ')}.`));
 }

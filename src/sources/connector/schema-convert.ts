@@ -34,6 +34,7 @@
 import type { JsonObject, JsonValue } from '../../contract/descriptor.js';
 import { mentionsCredential } from '../../contract/credential-names.js';
 import { isPlainObject, setOwn, unescapePointerSegment } from '../../util/json.js';
+import { copyAssertions, schemaTypes, validRegex } from './schema-keywords.js';
 
 export type OasVersion = '3.0' | '3.1';
 export type SchemaMode = 'request' | 'response';
@@ -139,8 +140,6 @@ export function newConvertContext(
   };
 }
 
-const JSON_TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'string', 'integer']);
-
 const SCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', 'dependentSchemas'] as const;
 const SCHEMA_KEYWORDS = [
   'additionalProperties',
@@ -156,19 +155,6 @@ const SCHEMA_KEYWORDS = [
 ] as const;
 const SCHEMA_ARRAY_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
 const VALUE_KEYWORDS = ['enum', 'const', 'default'] as const;
-const STRING_KEYWORDS = ['title', 'description', 'format', 'contentEncoding', 'contentMediaType', '$comment'] as const;
-const BOOLEAN_KEYWORDS = ['uniqueItems', 'deprecated', 'readOnly', 'writeOnly'] as const;
-const NON_NEGATIVE_INT_KEYWORDS = [
-  'maxLength',
-  'minLength',
-  'maxItems',
-  'minItems',
-  'maxContains',
-  'minContains',
-  'maxProperties',
-  'minProperties',
-] as const;
-const NUMBER_KEYWORDS = ['maximum', 'minimum'] as const;
 
 /**
  * Upstream data (enum/const/default/examples) as JSON: a deep copy that drops
@@ -308,15 +294,6 @@ function hasFlag(node: unknown, flag: 'readOnly' | 'writeOnly', root: unknown): 
   return false;
 }
 
-function validRegex(p: string): boolean {
-  try {
-    new RegExp(p, 'u');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Converts one OpenAPI schema to JSON Schema 2020-12. `propertyName`, when
  * the schema is the value of a property (or parameter), drives the
@@ -339,53 +316,34 @@ function convertNode(node: Record<string, unknown>, ctx: ConvertContext, propert
 
   const out: JsonObject = {};
   if (ref !== undefined) Object.assign(out, refToDef(ref, ctx));
+  const types = schemaTypes(node);
+  copyAssertions(node, out, ctx.warnings);
+  convertSubschemas(node, out, ctx);
+  copyValues(node, out);
 
-  // type
-  let types: string[] | undefined;
-  if (typeof node.type === 'string') types = [node.type];
-  else if (Array.isArray(node.type)) types = node.type.filter((t): t is string => typeof t === 'string');
-  if (types) {
-    types = [...new Set(types.filter((t) => JSON_TYPES.has(t)))];
-    if (types.length === 0) types = undefined;
+  // credential hygiene: no upstream sample values for secret-looking fields
+  if ((propertyName !== undefined && mentionsCredential(propertyName)) || node.format === 'password') {
+    delete out.default;
+    delete out.examples;
+    delete out.const;
   }
+  requiredForMode(node, out, ctx);
 
-  for (const k of STRING_KEYWORDS) if (typeof node[k] === 'string') out[k] = node[k] as string;
-  for (const k of BOOLEAN_KEYWORDS) if (typeof node[k] === 'boolean') out[k] = node[k] as boolean;
-  for (const k of NON_NEGATIVE_INT_KEYWORDS) {
-    const v = node[k];
-    if (typeof v === 'number' && Number.isInteger(v) && v >= 0) out[k] = v;
-  }
-  for (const k of NUMBER_KEYWORDS) {
-    const v = node[k];
-    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
-  }
-  if (typeof node.multipleOf === 'number' && Number.isFinite(node.multipleOf) && node.multipleOf > 0) out.multipleOf = node.multipleOf;
-  if (typeof node.pattern === 'string') {
-    if (validRegex(node.pattern)) out.pattern = node.pattern;
-    else ctx.warnings.push(`pattern ${JSON.stringify(node.pattern.slice(0, 60))} is not a valid regular expression; dropped`);
-  }
-  for (const k of ['exclusiveMinimum', 'exclusiveMaximum'] as const) {
-    const v = node[k];
-    const bound = k === 'exclusiveMinimum' ? 'minimum' : 'maximum';
-    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
-    else if (v === true && typeof out[bound] === 'number') {
-      out[k] = out[bound] as number;
-      delete out[bound];
+  // nullable (OpenAPI 3.0; tolerated in 3.1 documents too)
+  if (node.nullable === true) {
+    if (types && !types.includes('null')) types.push('null');
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    if (!types && (out.$ref !== undefined || out.allOf !== undefined || out.anyOf !== undefined || out.oneOf !== undefined)) {
+      const inner = out;
+      return { anyOf: [inner, { type: 'null' }] };
     }
   }
-  if (Array.isArray(node.required)) {
-    const req = [...new Set(node.required.filter((r): r is string => typeof r === 'string'))];
-    if (req.length > 0) out.required = req;
-  }
-  if (isPlainObject(node.dependentRequired)) {
-    const dr: JsonObject = {};
-    for (const [k, v] of Object.entries(node.dependentRequired)) {
-      if (Array.isArray(v)) setOwn(dr, k, [...new Set(v.filter((s): s is string => typeof s === 'string'))]);
-    }
-    out.dependentRequired = dr;
-  }
+  if (types) out.type = types.length === 1 ? types[0] : types;
+  return reorder(out);
+}
 
-  // subschemas
+/** The subschema keywords, each subschema converted in turn; draft-4 tuple `items` becomes `prefixItems`. */
+function convertSubschemas(node: Record<string, unknown>, out: JsonObject, ctx: ConvertContext): void {
   for (const k of SCHEMA_MAP_KEYWORDS) {
     const m = node[k];
     if (!isPlainObject(m)) continue;
@@ -409,8 +367,10 @@ function convertNode(node: Record<string, unknown>, ctx: ConvertContext, propert
   } else if (node.items !== undefined && (typeof node.items === 'boolean' || isPlainObject(node.items))) {
     out.items = convertSchema(node.items, ctx);
   }
+}
 
-  // values
+/** The data keywords (`enum`, `const`, `default`, `examples`) as JSON; OpenAPI's `example` becomes `examples: [example]`. */
+function copyValues(node: Record<string, unknown>, out: JsonObject): void {
   for (const k of VALUE_KEYWORDS) {
     if (node[k] === undefined) continue;
     const v = toJsonData(node[k]);
@@ -428,34 +388,16 @@ function convertNode(node: Record<string, unknown>, ctx: ConvertContext, propert
     const v = toJsonData(node.example);
     if (v !== undefined) out.examples = [v];
   }
+}
 
-  // credential hygiene: no upstream sample values for secret-looking fields
-  if ((propertyName !== undefined && mentionsCredential(propertyName)) || node.format === 'password') {
-    delete out.default;
-    delete out.examples;
-    delete out.const;
-  }
-
-  // readOnly properties are not required in a request; writeOnly not in a response
-  if (Array.isArray(out.required) && isPlainObject(node.properties)) {
-    const flag = ctx.mode === 'request' ? 'readOnly' : 'writeOnly';
-    const props = node.properties;
-    const req = (out.required as string[]).filter((name) => !hasFlag(props[name], flag, ctx.root));
-    if (req.length > 0) out.required = req;
-    else delete out.required;
-  }
-
-  // nullable (OpenAPI 3.0; tolerated in 3.1 documents too)
-  if (node.nullable === true) {
-    if (types && !types.includes('null')) types.push('null');
-    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
-    if (!types && (out.$ref !== undefined || out.allOf !== undefined || out.anyOf !== undefined || out.oneOf !== undefined)) {
-      const inner = out;
-      return { anyOf: [inner, { type: 'null' }] };
-    }
-  }
-  if (types) out.type = types.length === 1 ? types[0] : types;
-  return reorder(out);
+/** readOnly properties are not required in a request; writeOnly ones not in a response. */
+function requiredForMode(node: Record<string, unknown>, out: JsonObject, ctx: ConvertContext): void {
+  if (!Array.isArray(out.required) || !isPlainObject(node.properties)) return;
+  const flag = ctx.mode === 'request' ? 'readOnly' : 'writeOnly';
+  const props = node.properties;
+  const req = (out.required as string[]).filter((name) => !hasFlag(props[name], flag, ctx.root));
+  if (req.length > 0) out.required = req;
+  else delete out.required;
 }
 
 const FIRST_KEYS = ['$ref', 'type', 'title', 'description'];
