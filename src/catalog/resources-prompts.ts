@@ -9,7 +9,7 @@ import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { Prompt, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { compileGlobs } from '../contract/glob.js';
 import type { Policy } from '../classify/policy.js';
-import type { McpItemLists } from '../sources/mcp/resources.js';
+import type { ItemLists, McpItemLists } from '../sources/mcp/resources.js';
 import { hostPromptName, hostUri, META_SERVER, META_UPSTREAM_NAME, META_UPSTREAM_URI, promptRuleId, resourceRuleId, upstreamOf } from './resource-uri.js';
 import type { Caller } from './visibility.js';
 
@@ -34,10 +34,8 @@ export type ResourceEntry = Entry<Resource> & { uri: string };
 export type TemplateEntry = Entry<ResourceTemplate> & { template: UriTemplate };
 export type PromptEntry = Entry<Prompt> & { name: string };
 
-export interface ItemsView {
-  readonly resources: readonly ResourceEntry[];
-  readonly templates: readonly TemplateEntry[];
-  readonly prompts: readonly PromptEntry[];
+/** What one caller may list of resources, templates and prompts, with the lookups its reads use. */
+export interface ItemsView extends ItemLists<ResourceEntry, TemplateEntry, PromptEntry> {
   /** Changes exactly when what this caller lists of resources (and templates), or of prompts, changes. */
   readonly resourcesKey: string;
   readonly promptsKey: string;

@@ -11,16 +11,22 @@ const execOnlyOnHostExtension = {
   then: { properties: { source: { const: 'host-extension' } }, required: ['source'] },
 };
 
+/** What both descriptor schemas open with: the document's identity, a closed object, the three required fields. */
+const descriptorSchemaHead = (id: string, title: string) =>
+  ({
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: `https://toolhost.local/schemas/v2/${id}.schema.json`,
+    title,
+    type: 'object',
+    additionalProperties: false,
+    required: ['toolId', 'source', 'safetyTier'],
+  }) as const;
+const identityProperties = { toolId: { type: 'string', minLength: 1 }, source: { enum: [...SOURCES] } } as const;
+
 export const toolDescriptorV2Schema = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'https://toolhost.local/schemas/v2/tool-descriptor.schema.json',
-  title: 'ToolDescriptor (v2)',
-  type: 'object',
-  additionalProperties: false,
-  required: ['toolId', 'source', 'safetyTier'],
+  ...descriptorSchemaHead('tool-descriptor', 'ToolDescriptor (v2)'),
   properties: {
-    toolId: { type: 'string', minLength: 1 },
-    source: { enum: [...SOURCES] },
+    ...identityProperties,
     title: { type: 'string' },
     description: { type: 'string' },
     inputSchema: { type: 'object' },
@@ -82,15 +88,9 @@ export const toolDescriptorV2Schema = {
 export const COMPACT_BANNED_KEYWORDS = ['$ref', 'oneOf', 'allOf', 'anyOf', 'not', 'patternProperties', 'dependentSchemas'] as const;
 
 export const compactToolDescriptorV2Schema = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'https://toolhost.local/schemas/v2/compact-tool-descriptor.schema.json',
-  title: 'CompactToolDescriptor (v2)',
-  type: 'object',
-  additionalProperties: false,
-  required: ['toolId', 'source', 'safetyTier'],
+  ...descriptorSchemaHead('compact-tool-descriptor', 'CompactToolDescriptor (v2)'),
   properties: {
-    toolId: { type: 'string', minLength: 1 },
-    source: { enum: [...SOURCES] },
+    ...identityProperties,
     safetyTier: { enum: [...SAFETY_TIERS] },
     title: { type: 'string' },
     description: { type: 'string' },

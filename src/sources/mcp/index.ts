@@ -40,7 +40,7 @@ import { CallerClients, isUnauthorized, type CallerClient } from './caller-clien
 import { UpstreamCredentialRefused, type UpstreamCredential } from '../upstream-credential.js';
 
 export { mcpSourceConfigSchema, MCP_DEFAULTS, withDefaults } from './config-schema.js';
-export type { McpItems, McpItemLists, UpstreamPrompt, UpstreamResource, UpstreamTemplate } from './resources.js';
+export type { ItemLists, McpItems, McpItemLists, UpstreamPrompt, UpstreamResource, UpstreamTemplate } from './resources.js';
 export { McpItemError, contentBytes } from './resources.js';
 export type { McpSourceConfig, McpStdioConfig, McpHttpConfig, McpBackoffConfig, ResolvedMcpOptions } from './config-schema.js';
 

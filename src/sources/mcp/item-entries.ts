@@ -28,11 +28,15 @@ export interface UpstreamPrompt {
   arguments?: { name: string; description?: string; required?: boolean }[];
 }
 
+/** Resources, resource templates and prompts, in whatever form a layer holds them. */
+export interface ItemLists<R, T, P> {
+  readonly resources: readonly R[];
+  readonly templates: readonly T[];
+  readonly prompts: readonly P[];
+}
+
 /** What one server offers besides tools, as last read; frozen, replaced whole on a change. */
-export interface McpItemLists {
-  readonly resources: readonly UpstreamResource[];
-  readonly templates: readonly UpstreamTemplate[];
-  readonly prompts: readonly UpstreamPrompt[];
+export interface McpItemLists extends ItemLists<UpstreamResource, UpstreamTemplate, UpstreamPrompt> {
   /** The server takes resources/subscribe. */
   readonly subscribe: boolean;
   /** The server answers completion/complete. */

@@ -24,7 +24,7 @@ import type { Redactor } from './redact.js';
 import { contentBytes, type McpItemLists, MAX_URI, promptOf, resourceOf, templateOf, type UpstreamPrompt, type UpstreamResource, type UpstreamTemplate, withOptional } from './item-entries.js';
 
 export { contentBytes } from './item-entries.js';
-export type { McpItemLists, UpstreamPrompt, UpstreamResource, UpstreamTemplate } from './item-entries.js';
+export type { ItemLists, McpItemLists, UpstreamPrompt, UpstreamResource, UpstreamTemplate } from './item-entries.js';
 
 export type McpItemErrorCode = 'unavailable' | 'timeout' | 'cancelled' | 'too_large' | 'upstream_error';
 
