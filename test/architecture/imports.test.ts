@@ -54,6 +54,18 @@ describe('src/ against the layer table of docs/architecture.md', () => {
     assert.deepEqual(files.filter((f) => !f.includes('/')), []);
   });
 
+  test('the folder map names every folder below a layer, and no other', () => {
+    const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+    const map = doc.slice(doc.indexOf('## Folder map'), doc.indexOf('\n## ', doc.indexOf('## Folder map') + 1));
+    const named = [...map.matchAll(/^\| `([a-z-]+\/[a-z-]+)\/` \|/gm)].map((m) => m[1]).sort();
+    const nested = readdirSync(SRC, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .flatMap((d) => readdirSync(join(SRC, d.name), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${d.name}/${e.name}`))
+      .sort();
+    assert.ok(nested.length > 5, `${nested.length} folders`);
+    assert.deepEqual(named, nested);
+  });
+
   test('every import is one its layer may make', () => {
     // Not vacuous: the parse found the imports there are.
     assert.ok(files.length > 50 && edges.filter((e) => layerOf(e.from) !== layerOf(e.to)).length > 100, `${files.length} files, ${edges.length} imports`);
