@@ -11,7 +11,7 @@
 // supergateway's per-message log lines, turned off (`--logLevel none`), so
 // the proxies are measured at their best.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../test/helpers/redis.js';
 import { join } from 'node:path';
 import { RawHttpClient } from './call-clients.js';
 import { REPO_ROOT } from './config.js';
@@ -32,18 +32,6 @@ const BIN: Record<ProxyName, string> = {
   'mcp-proxy': join(REPO_ROOT, 'node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs'),
 };
 
-/** A loopback port free right now (the proxies take a port number, not 0). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The proxy's arguments: the upstream `command args...` behind it on `port`. */
 function argsOf(name: ProxyName, port: number, command: string, args: string[]): string[] {

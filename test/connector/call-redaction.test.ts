@@ -6,6 +6,7 @@
 // response past the byte cap is cut off while it streams.
 import assert from 'node:assert/strict';
 import { readableMcpName } from '../../src/catalog/tool-names.js';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -70,15 +71,7 @@ async function startEchoApi(): Promise<{ server: Server; url: string; seen: stri
       while (written < total && !res.destroyed) {
         written += chunk.length;
         if (!res.write(chunk)) {
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              res.off('drain', done);
-              res.off('close', done);
-              resolve();
-            };
-            res.on('drain', done);
-            res.on('close', done);
-          });
+          await Promise.race([once(res, 'drain'), once(res, 'close')]);
         }
       }
       if (!res.destroyed) {

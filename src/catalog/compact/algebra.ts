@@ -44,6 +44,42 @@ function kindAllowed(v: JsonValue, mask: number): boolean {
   return (valueKind(v) & mask) !== 0;
 }
 
+/** Each side's declared properties, and the schema its additionalProperties gives a name it does not declare. */
+interface PropertySides {
+  pa: JsonObject | undefined;
+  pb: JsonObject | undefined;
+  addA: Schema;
+  addB: Schema;
+}
+
+function propertySides(a: JsonObject, b: JsonObject): PropertySides {
+  return {
+    pa: isPlainObject(a.properties) ? a.properties : undefined,
+    pb: isPlainObject(b.properties) ? b.properties : undefined,
+    addA: (has(a, 'additionalProperties') ? a.additionalProperties : true) as Schema,
+    addB: (has(b, 'additionalProperties') ? b.additionalProperties : true) as Schema,
+  };
+}
+
+/**
+ * The properties of a conjunction or a union, a's names first: a name a
+ * declares is combined with b's schema for it (b's additionalProperties when
+ * b does not declare it); a name only b declares goes to `onlyB`.
+ */
+function combineProperties(sides: PropertySides, combine: (x: Schema, y: Schema) => Schema, onlyB: (y: Schema) => Schema): JsonObject {
+  const { pa, pb, addB } = sides;
+  const props: JsonObject = {};
+  for (const n of Object.keys(pa ?? {})) {
+    const y = own(pb, n);
+    setOwn(props, n, combine(pa![n] as Schema, (y === undefined ? addB : y) as Schema));
+  }
+  for (const n of Object.keys(pb ?? {})) {
+    if (pa && has(pa, n)) continue;
+    setOwn(props, n, onlyB(pb![n] as Schema));
+  }
+  return props;
+}
+
 export class Algebra {
   /** Set by `or` when the union could not keep some branch information. Reset by the caller. */
   lossy = false;
@@ -108,28 +144,10 @@ export class Algebra {
     const objA = has(a, 'properties') || has(a, 'additionalProperties');
     const objB = has(b, 'properties') || has(b, 'additionalProperties');
     if (objA && objB) {
-      const pa = isPlainObject(a.properties) ? a.properties : undefined;
-      const pb = isPlainObject(b.properties) ? b.properties : undefined;
-      const addA = (has(a, 'additionalProperties') ? a.additionalProperties : true) as Schema;
-      const addB = (has(b, 'additionalProperties') ? b.additionalProperties : true) as Schema;
-      if (pa || pb) {
-        // A name only one side declares is governed on the other side by its additionalProperties:
-        // this is exact, also when one side forbids additional properties.
-        const props: JsonObject = {};
-        if (pa) {
-          for (const n of Object.keys(pa)) {
-            const y = own(pb, n);
-            setOwn(props, n, this.and(pa[n] as Schema, (y === undefined ? addB : y) as Schema));
-          }
-        }
-        if (pb) {
-          for (const n of Object.keys(pb)) {
-            if (pa && has(pa, n)) continue;
-            setOwn(props, n, this.and(pb[n] as Schema, addA));
-          }
-        }
-        out.properties = props;
-      }
+      const { pa, pb, addA, addB } = propertySides(a, b);
+      // A name only one side declares is governed on the other side by its additionalProperties:
+      // this is exact, also when one side forbids additional properties.
+      if (pa || pb) out.properties = combineProperties({ pa, pb, addA, addB }, (x, y) => this.and(x, y), (y) => this.and(y, addA));
       if (has(a, 'additionalProperties') || has(b, 'additionalProperties')) {
         const add = this.and(addA, addB);
         if (!isTrivial(add)) out.additionalProperties = add;
@@ -333,28 +351,10 @@ export class Algebra {
 
   private orObjectGroup(a: JsonObject, b: JsonObject, out: JsonObject): void {
     const d = this.d;
-    const pa = isPlainObject(a.properties) ? a.properties : undefined;
-    const pb = isPlainObject(b.properties) ? b.properties : undefined;
-    const addA = (has(a, 'additionalProperties') ? a.additionalProperties : true) as Schema;
-    const addB = (has(b, 'additionalProperties') ? b.additionalProperties : true) as Schema;
-    if (pa || pb) {
-      // A property only one branch names: the other branch accepts for it whatever
-      // its additionalProperties accepts, so the union must too.
-      const props: JsonObject = {};
-      if (pa) {
-        for (const n of Object.keys(pa)) {
-          const y = own(pb, n);
-          setOwn(props, n, this.or(pa[n] as Schema, (y === undefined ? addB : y) as Schema));
-        }
-      }
-      if (pb) {
-        for (const n of Object.keys(pb)) {
-          if (pa && has(pa, n)) continue;
-          setOwn(props, n, this.or(addA, pb[n] as Schema));
-        }
-      }
-      out.properties = props;
-    }
+    const { pa, pb, addA, addB } = propertySides(a, b);
+    // A property only one branch names: the other branch accepts for it whatever
+    // its additionalProperties accepts, so the union must too.
+    if (pa || pb) out.properties = combineProperties({ pa, pb, addA, addB }, (x, y) => this.or(x, y), (y) => this.or(addA, y));
     if (has(a, 'additionalProperties') && has(b, 'additionalProperties')) {
       const add = this.or(addA, addB);
       if (!isTrivial(add)) out.additionalProperties = add;
