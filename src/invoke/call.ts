@@ -17,6 +17,7 @@ import { profileArguments } from './profile-arguments.js';
 import type { ApprovalAnswer, ApprovalPrompt, InvokeDeps } from './types.js';
 import { invokeInScope, type CallScope } from './workflow-runner.js';
 import type { ProfileId } from '../catalog/profiles/rules.js';
+import type { ToolEntry } from '../catalog/entry.js';
 
 /** A call refused before it ran; the MCP layer turns it into a protocol error. */
 export class CallRefused extends Error {
@@ -103,6 +104,8 @@ export async function callCatalogTool(deps: InvokeDeps, req: CallRequest): Promi
   });
 }
 
+type Refuse = (status: CallStatus, outcome?: SessionOutcome) => Promise<void>;
+
 async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObservation): Promise<CallToolResult> {
   const snapshot = deps.store.current();
   const entry = req.toolId === undefined ? undefined : snapshot.lookup(req.principal, req.toolId);
@@ -113,7 +116,7 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
   const started = performance.now();
   // For refusals before dispatch: one call/return pair, so the bracket is always
   // complete; committed before the refusal is answered (nothing ran: no write-ahead record).
-  const refuse = async (status: CallStatus, outcome: SessionOutcome = 'failed') => {
+  const refuse: Refuse = async (status, outcome = 'failed') => {
     observed.outcome = entry ? status : 'unknown';
     if (!session) return;
     const callId = session.called(toolId);
@@ -125,14 +128,32 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
     await refuse('refused');
     throw new CallRefused('unknown_tool', `Unknown tool: ${req.requested.slice(0, 128)}`);
   }
-  const translated = req.profile === undefined ? { args: req.args } : profileArguments(entry.tool.descriptor, req.profile, req.args);
+  const admitted = await admitCall(req, entry, session, refuse);
+  if ('refusal' in admitted) return admitted.refusal;
+  const scope: CallScope = { deps, snapshot, caller: req.principal, session, signal: req.signal, depth: 0, relay: req.relay };
+  let outcome: DispatchOutcome;
+  try {
+    outcome = await dispatchRecorded(scope, entry, admitted.args);
+  } catch (err) {
+    return endFailedCall(deps, session, observed, toolId, err);
+  }
+  observed.outcome = outcome.status;
+  // The answer record, committed (and under events.synchronous full, fsync'd) before the answer goes out.
+  await session?.finish(OUTCOME[outcome.status]);
+  return outcome.result;
+}
+
+/** The call's arguments (translated from its provider profile) once they are valid and a person has approved where asked; otherwise its refusal. */
+async function admitCall(req: CallRequest, entry: ToolEntry, session: ToolSession | undefined, refuse: Refuse): Promise<{ args: Record<string, unknown> } | { refusal: CallToolResult }> {
+  const descriptor = entry.tool.descriptor;
+  const toolId = descriptor.toolId;
+  const translated = req.profile === undefined ? { args: req.args } : profileArguments(descriptor, req.profile, req.args);
   const problem = translated.problem ?? argumentProblem(entry, translated.args);
   if (problem) {
     // A tool error, not a protocol error: the model reads it and can correct its call.
     await refuse('invalid');
-    return errorResult(`Invalid arguments for ${toolId}: ${problem}`);
+    return { refusal: errorResult(`Invalid arguments for ${toolId}: ${problem}`) };
   }
-  const descriptor = entry.tool.descriptor;
   if (needsApproval(descriptor)) {
     // Recorded before a person is asked: a log that cannot be written refuses the call before anyone approves it.
     await session?.commit({ writeAhead: true });
@@ -142,50 +163,50 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
       throw new CallRefused('approval', `${toolId} was not run: ${APPROVAL_REFUSAL[answer]}`);
     }
   }
+  return { args: translated.args as Record<string, unknown> };
+}
 
-  const args = translated.args as Record<string, unknown>;
-  const scope: CallScope = { deps, snapshot, caller: req.principal, session, signal: req.signal, depth: 0, relay: req.relay };
+/** Runs the tool, its call and return recorded around it (a workflow records each step instead). */
+async function dispatchRecorded(scope: CallScope, entry: ToolEntry, args: Record<string, unknown>): Promise<DispatchOutcome> {
+  // A tool made of steps (a workflow): the session records each step, not the tool itself.
+  if (entry.tool.raw.steps !== undefined) return invokeInScope(scope, entry, args);
+  const { deps, session } = scope;
+  const descriptor = entry.tool.descriptor;
+  const toolId = descriptor.toolId;
+  const callId = session?.called(toolId) ?? '';
+  if (session) await writeAhead(session, callId, toolId);
+  const callStarted = performance.now();
   let outcome: DispatchOutcome;
   try {
-    if (entry.tool.raw.steps !== undefined) {
-      // A tool made of steps (a workflow): the session records each step, not the tool itself.
-      outcome = await invokeInScope(scope, entry, args);
-    } else {
-      const callId = session?.called(toolId) ?? '';
-      if (session) await writeAhead(session, callId, toolId);
-      const callStarted = performance.now();
-      try {
-        outcome = deps.tracing?.enabled
-          ? await deps.tracing.inSpan(`upstream ${descriptor.source}`, SpanKind.CLIENT, { 'toolhost.tool_id': toolId, 'toolhost.source': descriptor.source }, () => invokeInScope(scope, entry, args))
-          : await invokeInScope(scope, entry, args);
-      } catch (err) {
-        if (err instanceof CallAbort) session?.returned(callId, toolId, err.status, Math.round(performance.now() - callStarted));
-        throw err;
-      }
-      session?.returned(callId, toolId, outcome.status, Math.round(performance.now() - callStarted));
-    }
+    outcome = deps.tracing?.enabled
+      ? await deps.tracing.inSpan(`upstream ${descriptor.source}`, SpanKind.CLIENT, { 'toolhost.tool_id': toolId, 'toolhost.source': descriptor.source }, () => invokeInScope(scope, entry, args))
+      : await invokeInScope(scope, entry, args);
   } catch (err) {
-    if (err instanceof EventLogUnavailableError) {
-      // A write-ahead record refused: the call is refused. A session already
-      // recorded (an approval asked, earlier workflow steps) is closed if the log allows.
-      observed.outcome = 'error';
-      if (session?.recorded) await session.finish('failed').catch(() => {});
-      throw err;
-    }
-    if (!(err instanceof CallAbort)) {
-      observed.outcome = 'error';
-      deps.logger.error({ err, toolId }, 'tool call failed unexpectedly');
-      await session?.finish('failed');
-      return errorResult('the tool call failed inside the host');
-    }
-    observed.outcome = err.status;
-    await session?.finish(OUTCOME[err.status]);
-    return errorResult(err.message);
+    if (err instanceof CallAbort) session?.returned(callId, toolId, err.status, Math.round(performance.now() - callStarted));
+    throw err;
   }
-  observed.outcome = outcome.status;
-  // The answer record, committed (and under events.synchronous full, fsync'd) before the answer goes out.
-  await session?.finish(OUTCOME[outcome.status]);
-  return outcome.result;
+  session?.returned(callId, toolId, outcome.status, Math.round(performance.now() - callStarted));
+  return outcome;
+}
+
+/** A dispatch that threw: the session closed with what happened, and the answer the caller gets. */
+async function endFailedCall(deps: InvokeDeps, session: ToolSession | undefined, observed: CallObservation, toolId: string, err: unknown): Promise<CallToolResult> {
+  if (err instanceof EventLogUnavailableError) {
+    // A write-ahead record refused: the call is refused. A session already
+    // recorded (an approval asked, earlier workflow steps) is closed if the log allows.
+    observed.outcome = 'error';
+    if (session?.recorded) await session.finish('failed').catch(() => {});
+    throw err;
+  }
+  if (!(err instanceof CallAbort)) {
+    observed.outcome = 'error';
+    deps.logger.error({ err, toolId }, 'tool call failed unexpectedly');
+    await session?.finish('failed');
+    return errorResult('the tool call failed inside the host');
+  }
+  observed.outcome = err.status;
+  await session?.finish(OUTCOME[err.status]);
+  return errorResult(err.message);
 }
 
 /**
