@@ -6,7 +6,10 @@
 // at a time (CHUNK), and the runner keeps two such processes busy. A file
 // that must have a process to itself (it changes process-wide state, or
 // other files' timing would bend its own) is named in ALONE. Extra arguments
-// are passed to `node --test` (e.g. `--test-reporter=tap`).
+// are passed to `node --test` (e.g. `--test-reporter=tap`). A file's
+// top-level before()/after() are its process's root hooks: in a group they
+// run before the group's first test and after its last, so a file whose
+// top-level hook would disturb its neighbours goes in ALONE.
 //
 // A process ends when its tests have (--test-force-exit: a handle a failed
 // test left open cannot hold the run). No runner-wide --test-timeout: on
@@ -33,6 +36,10 @@ const ALONE = new Set([
 const FIRST = ['test/bench', 'test/cli', 'test/front-door', 'test/events', 'test/http', 'test/compact', 'test/e2e', 'test/ui'];
 
 const [set, ...runnerArgs] = process.argv.slice(2);
+if (set !== 'fast' && set !== 'e2e') {
+  console.error('usage: node scripts/run-tests.mjs fast|e2e [node --test options]');
+  process.exit(2);
+}
 const files = testFiles(set);
 const root = new URL('../', import.meta.url).pathname;
 
