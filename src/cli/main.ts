@@ -14,6 +14,11 @@ function port(value: string): number {
   return n;
 }
 
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0) || n > 3600) throw new InvalidArgumentError('a number of seconds above 0 and at most 3600');
+  return n;
+}
 
 function findingKinds(value: string): FindingKind[] {
   const kinds = value.split(',').map((k) => k.trim()).filter((k) => k !== '');
@@ -151,10 +156,11 @@ program
   .option('--warn <kinds>', 'comma-separated finding kinds to make warnings', findingKinds)
   .option('--principal <id>', "print this principal's effective tools with tier and approval")
   .option('--key <apiKey>', 'the same for the principal holding this API key (prefer --principal: a key on the command line lands in shell history)')
-  .action(async (opts: { config: string; strict?: boolean; error?: FindingKind[]; warn?: FindingKind[]; principal?: string; key?: string }) => {
+  .option('--wait <seconds>', 'how long to wait for sources still starting (a source that connects or fails ends the wait early)', seconds, 30)
+  .action(async (opts: { config: string; strict?: boolean; error?: FindingKind[]; warn?: FindingKind[]; principal?: string; key?: string; wait: number }) => {
     const { runValidate } = await import('./validate-command.js');
     const strict = opts.strict ?? (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false');
-    const result = await runValidate(opts.config, { strict, errors: opts.error, warnings: opts.warn, principal: opts.principal, key: opts.key }).catch(failOnConfigError);
+    const result = await runValidate(opts.config, { strict, errors: opts.error, warnings: opts.warn, principal: opts.principal, key: opts.key, waitMs: opts.wait * 1000 }).catch(failOnConfigError);
     process.stdout.write(result.output);
     process.exitCode = result.exitCode;
   });

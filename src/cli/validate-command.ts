@@ -29,7 +29,16 @@ export interface ValidateOptions {
   principal?: string;
   key?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * How long to wait for sources that are still starting. A source that has
+   * connected or failed stops the wait early, so this only bounds a slow one
+   * (a busy machine, an upstream that takes long to answer).
+   */
+  waitMs?: number;
 }
+
+/** Long enough for a stdio upstream started through a loader on a busy machine; each source's own connect timeout still fails it earlier. */
+export const DEFAULT_VALIDATE_WAIT_MS = 30_000;
 
 export interface ValidateResult {
   output: string;
@@ -127,7 +136,7 @@ function effectiveTools(host: Host, principal: Principal): string[] {
 export async function runValidate(configFile: string, options: ValidateOptions = {}): Promise<ValidateResult> {
   const env = options.env ?? process.env;
   const collector = stderrCollector();
-  const host = await startHost(configFile, { logger: collector.logger, env, startDeadlineMs: 5_000, watchConfig: false });
+  const host = await startHost(configFile, { logger: collector.logger, env, startDeadlineMs: options.waitMs ?? DEFAULT_VALIDATE_WAIT_MS, watchConfig: false });
   try {
     const snapshot = host.store.current();
     const lines = [`${host.loaded.file}: ${snapshot.entries.length} tools from ${host.sources.list.length} sources`];

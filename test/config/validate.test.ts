@@ -105,3 +105,23 @@ test('the CLI is strict when $CI is set, and takes --warn', async () => {
   const demoted = await run(process.execPath, [bin, 'validate', '--config', file, '--warn', 'glob-unmatched'], { env: { ...process.env, CI: 'true' } });
   assert.match(demoted.stdout, /\nvalid\n$/);
 });
+
+test('a source slower to start than --wait is reported; the default wait lets it finish starting', async () => {
+  // The fixture MCP server, started only after a pause: a slow upstream on a busy machine.
+  const fixture = join(ROOT, 'test/fixtures/mcp-fixture/server.ts');
+  const slow = `setTimeout(() => import(${JSON.stringify(fixture)}), 2500)`;
+  const file = config({ sources: { mcp: [{ id: 'slow', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', '-e', slow], cwd: ROOT }] } });
+  const impatient = await runValidate(file, { env: {}, waitMs: 500 });
+  assert.equal(impatient.exitCode, 1, impatient.output);
+  assert.match(lineOf(impatient.output, 'source-failed') ?? '', /source mcp:slow is (connecting|stale)/);
+  const patient = await runValidate(file, { env: {} });
+  assert.equal(patient.exitCode, 0, patient.output);
+  assert.match(patient.output, /tenant acme: \d+ tools \(mcp 6, node-pack 2\)/);
+  const run = promisify(execFile);
+  const refused = await run(process.execPath, [join(ROOT, 'bin/toolhost.js'), 'validate', '--config', file, '--wait', '0']).then(
+    () => assert.fail('--wait 0 accepted'),
+    (err: { code: number; stderr: string }) => err,
+  );
+  assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+  assert.match(refused.stderr, /--wait.*seconds above 0/);
+});
