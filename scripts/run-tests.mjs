@@ -6,10 +6,10 @@
 // at a time (CHUNK), and the runner keeps two such processes busy. A file
 // that must have a process to itself (it changes process-wide state, or
 // other files' timing would bend its own) is named in ALONE. Extra arguments
-// are passed to `node --test` (e.g. `--test-reporter=tap`). A file's
-// top-level before()/after() are its process's root hooks: in a group they
-// run before the group's first test and after its last, so a file whose
-// top-level hook would disturb its neighbours goes in ALONE.
+// are passed to `node --test` (e.g. `--test-reporter=tap`). Each file of a
+// group is imported inside a suite named after it, so its top-level
+// before()/after() run around its own tests only, and a failing hook fails
+// that file's tests, not its neighbours'.
 //
 // A process ends when its tests have (--test-force-exit: a handle a failed
 // test left open cannot hold the run). No runner-wide --test-timeout: on
@@ -68,7 +68,8 @@ const dir = mkdtempSync(join(tmpdir(), 'toolhost-test-groups-'));
 const entries = groups().map((group, i) => {
   const name = `${String(i).padStart(2, '0')}-${group[0].replace(/^test\//, '').replace(/[/.]/g, '_')}${group.length > 1 ? `+${group.length - 1}` : ''}.test.mjs`;
   const file = join(dir, name);
-  writeFileSync(file, group.map((f) => `import ${JSON.stringify(pathToFileURL(join(root, f)).href)};`).join('\n') + '\n');
+  const suites = group.map((f) => `describe(${JSON.stringify(f)}, async () => { await import(${JSON.stringify(pathToFileURL(join(root, f)).href)}); });`);
+  writeFileSync(file, [`import { describe } from 'node:test';`, ...suites].join('\n') + '\n');
   return file;
 });
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-force-exit', ...runnerArgs, ...entries], { stdio: 'inherit', cwd: root });

@@ -85,18 +85,6 @@ export async function startJwksServer(initial: unknown): Promise<JwksServer> {
   };
 }
 
-/**
- * Polls `probe` until it returns true or `timeoutMs` passes; returns whether
- * it did. The deadline only guards against a hang: nothing a test checks may
- * depend on it being short.
- */
-export async function eventually(probe: () => Promise<boolean>, timeoutMs = 30_000, stepMs = 50): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
+export { eventually } from '../helpers/patience.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

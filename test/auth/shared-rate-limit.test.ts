@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { request, startTestServer, writeConfig, type TestServer } from '../helpers/server.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { patient } from '../helpers/patience.js';
 
 const PASSWORD = 'redis-test-secret-3f9a';
 const RATE = 2;
@@ -104,7 +105,7 @@ test('with local buckets (the default) the same spread gets a bucket per replica
 });
 
 async function eventually(check: () => Promise<boolean>, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + patient(ms);
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));

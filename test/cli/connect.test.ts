@@ -24,6 +24,7 @@ import { serve, type RunningServer } from '../../src/host/serve.js';
 import { storedEvents } from '../helpers/event-store.js';
 import { tempDir, writeConfig } from '../helpers/server.js';
 import { FIXTURE, root } from '../front-door/front-door-helpers.js';
+import { patient } from '../helpers/patience.js';
 
 const BIN = join(root, 'bin/toolhost.js');
 const KEY = 'connect-test-key-5f1e0c';
@@ -39,7 +40,7 @@ const logs: LoggingMessageNotification['params'][] = [];
 let listChanged = 0;
 const listChangedWaiters: (() => void)[] = [];
 
-const startHost = (p: number) => serve(configFile, { host: '127.0.0.1', port: p, logger: pino({ level: 'silent' }), startDeadlineMs: 20_000 });
+const startHost = (p: number) => serve(configFile, { host: '127.0.0.1', port: p, logger: pino({ level: 'silent' }), startDeadlineMs: patient(20_000) });
 
 before(async () => {
   const dir = tempDir();

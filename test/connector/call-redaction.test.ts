@@ -15,6 +15,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { connect } from '../front-door/front-door-helpers.js';
+import { patient } from '../helpers/patience.js';
 
 // Regex-special, JSON-special (`"`, `\`) and URL-special (`+`, `/`, `&`, `=`) characters.
 const TOKEN = 'sk+live/9$(x)*[y]{2}|^"q\\z&a=b.7f3c';
@@ -162,7 +163,7 @@ before(async () => {
     },
     dir,
   );
-  host = await startTestServer(configFile, { env: { ...process.env, ECHO_TOKEN: TOKEN, ECHO_BASIC: BASIC }, startDeadlineMs: 15_000 });
+  host = await startTestServer(configFile, { env: { ...process.env, ECHO_TOKEN: TOKEN, ECHO_BASIC: BASIC }, startDeadlineMs: patient(15_000) });
   client = await connect(host.url, 'ka');
 });
 after(async () => {

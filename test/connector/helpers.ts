@@ -57,10 +57,4 @@ export function walkSchemas(schema: unknown, visit: (s: Record<string, unknown>)
   for (const k of SUBSCHEMA_LIST) if (Array.isArray(s[k])) for (const sub of s[k] as unknown[]) walkSchemas(sub, visit);
 }
 
-export async function waitFor(cond: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { waitFor } from '../helpers/patience.js';

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
+import { patient } from '../helpers/patience.js';
 
 const DOCUMENT = `openapi: 3.0.3
 info: { title: late, version: '1' }
@@ -58,7 +59,7 @@ function release(): void {
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
+  const end = Date.now() + patient(ms);
   for (;;) {
     const v = await probe();
     if (v !== undefined) return v;

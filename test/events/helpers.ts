@@ -11,6 +11,7 @@ import { buildApp } from '../../src/http/app.js';
 import type { EventRouteOptions } from '../../src/http/deps.js';
 import { registerEventRoutes } from '../../src/http/events-routes.js';
 import { ACME_KEY, GLOBEX_KEY, tempDir, writeConfig } from '../helpers/server.js';
+import { waitFor } from '../helpers/patience.js';
 
 export { ACME_KEY, GLOBEX_KEY, request, tempDir } from '../helpers/server.js';
 
@@ -108,14 +109,7 @@ export async function startEventsServer(routeOptions?: EventRouteOptions): Promi
   return { url: `http://127.0.0.1:${address.port}`, host, app, log, configFile, close: () => closeAll(app, host) };
 }
 
-/** Polls `check` (which may ask over the network) until it holds or `ms` pass. */
-export async function waitFor(check: () => boolean | Promise<boolean>, ms = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { waitFor };
 
 export interface SseMessage {
   id?: string;

@@ -152,4 +152,4 @@ export function conformance(name: string, open: OpenStore): Array<[string, (t: T
 }
 
 /** Polls until `predicate` holds (10 s by default). */
-export const until = (predicate: () => boolean, timeoutMs = 10_000): Promise<void> => waitFor(predicate, timeoutMs, 'the store');
+export const until = (predicate: () => boolean, timeoutMs = 10_000): Promise<void> => waitFor(predicate, timeoutMs, 'the store').then(() => undefined);

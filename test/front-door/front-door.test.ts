@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
 import { API_SECRET, CANARY_ARG, CANARY_RESULT, connect, listAll, startApi, writeWorld } from './front-door-helpers.js';
+import { patient } from '../helpers/patience.js';
 
 let server: TestServer;
 let api: Awaited<ReturnType<typeof startApi>>;
@@ -17,7 +18,7 @@ let b: Client;
 before(async () => {
   api = await startApi();
   const world = writeWorld(api.url);
-  server = await startTestServer(world.configFile, { env: world.env, startDeadlineMs: 15_000 });
+  server = await startTestServer(world.configFile, { env: world.env, startDeadlineMs: patient(15_000) });
   a = await connect(server.url, 'ka', { elicit: 'accept' });
   b = await connect(server.url, 'kb');
 });

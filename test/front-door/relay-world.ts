@@ -12,6 +12,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotifica
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { FIXTURE, root } from './front-door-helpers.js';
+import { patient } from '../helpers/patience.js';
 
 export const EVERYTHING = `${root}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
 export const FX_SECRET = 'fx-secret-7c2d9e41ab';
@@ -45,7 +46,7 @@ export async function startRelayWorld(httpFixture?: string): Promise<TestServer>
   writeFileSync(join(dir, 'pack', 'handlers.mjs'), HANDLERS);
   mkdirSync(join(dir, 'wf'));
   writeFileSync(join(dir, 'wf', 'count3.yaml'), 'id: count3\ninputSchema: { type: object, properties: {} }\nsteps:\n  - tool: openwop:r.count\n    with: { to: 2 }\n  - tool: openwop:r.count\n    with: { to: 3 }\n  - tool: openwop:r.count\n    with: { to: 1 }\n');
-  const fast = { connectTimeoutMs: 20_000, debounceMs: 20 };
+  const fast = { connectTimeoutMs: patient(20_000), debounceMs: 20 };
   const file = writeConfig(
     {
       tenants: { a: { tools: ['*'] }, b: { tools: ['mcp:fx.*', 'mcp:fxs.*', 'mcp:fxh.*'] } },
@@ -68,7 +69,7 @@ export async function startRelayWorld(httpFixture?: string): Promise<TestServer>
     },
     dir,
   );
-  return startTestServer(file, { env: { ...process.env, FX_SECRET }, startDeadlineMs: 20_000 });
+  return startTestServer(file, { env: { ...process.env, FX_SECRET }, startDeadlineMs: patient(20_000) });
 }
 
 export interface RelayClient {

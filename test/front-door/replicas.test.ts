@@ -16,6 +16,7 @@ import { hashApiKey } from '../../src/auth/api-keys.js';
 import { startHttpFixture, type HttpFixture } from '../mcp-source/helpers.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { request, startTestServer, writeConfig, type TestServer } from '../helpers/server.js';
+import { patient } from '../helpers/patience.js';
 
 const SESSION_KEY = 'replica-session-key-7c1d9e0b4a2f6e8d3c5b';
 
@@ -83,7 +84,7 @@ async function alternating(key: string, options: { elicit?: boolean } = {}): Pro
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
+  const end = Date.now() + patient(ms);
   while (!(await check())) {
     if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { patient } from './patience.js';
 
 /** The newest major version under Debian's /usr/lib/postgresql (15 on bookworm, 17 on trixie). */
 function debianPgBin(): string {
@@ -70,7 +71,7 @@ function run(bin: string, args: string[]): string {
 
 /** Waits until the server answers over its unix socket (as the superuser: the test role may not exist yet). */
 async function waitReady(config: pg.ClientConfig, child: ChildProcess, deadlineMs = 30_000): Promise<void> {
-  const until = Date.now() + deadlineMs;
+  const until = Date.now() + patient(deadlineMs);
   let last: unknown;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`postgres exited with code ${child.exitCode} before it was ready`);

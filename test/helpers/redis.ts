@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { patient } from './patience.js';
 
 export const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 
@@ -58,12 +59,12 @@ async function launch(port: number, dir: string, password: string | undefined): 
   const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + patient(10_000);
   while (!(await accepts(port))) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error('redis-server did not start within 10 s');
+      throw new Error(`redis-server did not start within ${patient(10_000)} ms`);
     }
     await new Promise((r) => setTimeout(r, 20));
   }

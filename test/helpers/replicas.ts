@@ -4,6 +4,7 @@
 // read from the line `serve` prints, all killed on cleanup.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { patient } from './patience.js';
 
 const BIN = fileURLToPath(new URL('../../bin/toolhost.js', import.meta.url));
 
@@ -28,7 +29,7 @@ async function startOne(configFile: string, env: NodeJS.ProcessEnv): Promise<Rep
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`replica did not start in time:\n${out.slice(-3000)}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`replica did not start in time:\n${out.slice(-3000)}`)), patient(60_000));
     const look = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import pino from 'pino';
 import { parse, stringify } from 'yaml';
 import { serve, type RunningServer, type ServeOptions } from '../../src/host/serve.js';
+import { patient } from './patience.js';
 
 // Not exported: a host started on the demo config as it is (by `serve` or by
 // `validate`) writes its event log into the repository (examples/demo/data/);
@@ -24,6 +25,7 @@ export interface TestServer {
 
 export interface TestServerOptions {
   env?: NodeJS.ProcessEnv;
+  /** How long the host waits for its sources before serving; the host's own 10 s, stretched by the machine's load, unless set. */
   startDeadlineMs?: number;
   /** Turns tracing on, exporting spans here. */
   spanExporter?: ServeOptions['spanExporter'];
@@ -32,7 +34,7 @@ export interface TestServerOptions {
 export async function startTestServer(configFile: string, options: TestServerOptions = {}): Promise<TestServer> {
   const logs: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) });
-  const running = await serve(configFile, { host: '127.0.0.1', port: 0, logger, env: options.env, startDeadlineMs: options.startDeadlineMs, spanExporter: options.spanExporter });
+  const running = await serve(configFile, { host: '127.0.0.1', port: 0, logger, env: options.env, startDeadlineMs: options.startDeadlineMs ?? patient(10_000), spanExporter: options.spanExporter });
   return { url: running.url, running, logs, close: () => running.close() };
 }
 

@@ -16,12 +16,13 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { connect } from '../front-door/front-door-helpers.js';
 import { request, startTestServer, writeConfig, type TestServer } from '../helpers/server.js';
+import { patient } from '../helpers/patience.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const HOSTILE = `${root}test/fixtures/hostile-mcp.ts`;
 const ENV_SECRET = 'env-leak-5b0c9e27d1f4';
 const HEADER_SECRET = 'hdr-leak-7a3e51c90b2d';
-const FAST = { connectTimeoutMs: 8000, pageTimeoutMs: 3000, backoff: { initialMs: 100, maxMs: 400 } };
+const FAST = { connectTimeoutMs: patient(8000), pageTimeoutMs: 3000, backoff: { initialMs: 100, maxMs: 400 } };
 
 let server: TestServer;
 let client: Client;
@@ -47,7 +48,7 @@ before(async () => {
       ],
     },
   });
-  server = await startTestServer(file, { env: { ...process.env, LEAK_SECRET: ENV_SECRET, HH_TOKEN: HEADER_SECRET }, startDeadlineMs: 20_000 });
+  server = await startTestServer(file, { env: { ...process.env, LEAK_SECRET: ENV_SECRET, HH_TOKEN: HEADER_SECRET }, startDeadlineMs: patient(20_000) });
   client = await connect(server.url, 'k');
   const { tools } = await client.listTools();
   const ids = (await request(server.url, '/tools', { token: 'k' })).json() as Array<{ toolId: string }>;

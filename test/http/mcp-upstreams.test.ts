@@ -11,6 +11,7 @@ import { hashApiKey } from '../../src/auth/api-keys.js';
 import type { McpToolSource } from '../../src/sources/mcp/index.js';
 import { request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { errorsOf, validateV2 } from '../helpers/schemas.js';
+import { patient } from '../helpers/patience.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const FIXTURE = `${root}test/fixtures/mcp-fixture/server.ts`;
@@ -18,7 +19,7 @@ const EVERYTHING = `${root}node_modules/@modelcontextprotocol/server-everything/
 const FILESYSTEM = `${root}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
 const ENV_SECRET = 'env-secret-6f1c0e9a2b7d';
 const HEADER_SECRET = 'header-secret-93ab41c7d2e0';
-const FAST = { connectTimeoutMs: 8000, pageTimeoutMs: 1500, debounceMs: 20, backoff: { initialMs: 100, maxMs: 400 }, pingIntervalMs: 500 };
+const FAST = { connectTimeoutMs: patient(8000), pageTimeoutMs: patient(1500), debounceMs: 20, backoff: { initialMs: 100, maxMs: 400 }, pingIntervalMs: 500 };
 
 async function startHttpFixture(): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, '--transport', 'http', '--port', '0', '--auth-token', HEADER_SECRET], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -27,7 +28,7 @@ async function startHttpFixture(): Promise<{ child: ChildProcess; url: string }>
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
+  const end = Date.now() + patient(ms);
   for (;;) {
     const v = await probe();
     if (v !== undefined) return v;
@@ -73,7 +74,7 @@ before(async () => {
       ],
     },
   });
-  server = await startTestServer(file, { env: { ...process.env, FX_SECRET: ENV_SECRET, FXH_TOKEN: HEADER_SECRET }, startDeadlineMs: 15_000 });
+  server = await startTestServer(file, { env: { ...process.env, FX_SECRET: ENV_SECRET, FXH_TOKEN: HEADER_SECRET }, startDeadlineMs: patient(15_000) });
 });
 
 after(async () => {

@@ -10,6 +10,7 @@ import {
   envelopeProblem, errorsOf, validateCapabilitiesV2, validatePublishedCompactV2, validatePublishedV2,
 } from '../helpers/schemas.js';
 import { ACME_KEY, demoConfig, GLOBEX_KEY, request, startTestServer, writeConfig, type TestServer } from '../helpers/server.js';
+import { patient } from '../helpers/patience.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const FIXTURE = `${root}test/fixtures/mcp-fixture/server.ts`;
@@ -54,7 +55,7 @@ async function checkDiscoveryAndErrors(url: string): Promise<void> {
 describe('the demo host', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer(demoConfig(), { startDeadlineMs: 20_000 });
+    server = await startTestServer(demoConfig(), { startDeadlineMs: patient(20_000) });
   });
   after(async () => server?.close());
 
@@ -80,7 +81,7 @@ describe('a host with real MCP servers whose schemas carry $schema, $defs, oneOf
         ],
       },
     });
-    server = await startTestServer(config, { startDeadlineMs: 20_000 });
+    server = await startTestServer(config, { startDeadlineMs: patient(20_000) });
   });
   after(async () => server?.close());
 

@@ -18,6 +18,7 @@ import { hashApiKey } from '../../src/auth/api-keys.js';
 import { connect, listAll } from '../front-door/front-door-helpers.js';
 import { request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import type { McpToolSource } from '../../src/sources/mcp/index.js';
+import { patient } from '../helpers/patience.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const FIXTURE = `${root}test/fixtures/mcp-fixture/server.ts`;
@@ -182,7 +183,7 @@ async function compare(step: string): Promise<void> {
 }
 
 async function start(reuse: boolean): Promise<Side> {
-  const server = await startTestServer(config(reuse, tempDir()), { startDeadlineMs: 20_000 });
+  const server = await startTestServer(config(reuse, tempDir()), { startDeadlineMs: patient(20_000) });
   return { server, sessions: [await connect(server.url, KEYS.scoped), await connect(server.url, KEYS.narrow)] };
 }
 

@@ -9,6 +9,7 @@ import { pino, type Logger } from 'pino';
 import { createMetrics, type HostMetrics } from '../../src/observability/metrics.js';
 import type { SourceContext } from '../../src/sources/source-context.js';
 import type { McpHttpConfig, McpStdioConfig, McpToolSource } from '../../src/sources/mcp/index.js';
+import { patient } from '../helpers/patience.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FIXTURE = path.join(REPO_ROOT, 'test/fixtures/mcp-fixture/server.ts');
@@ -55,7 +56,7 @@ export function makeCtx(env: NodeJS.ProcessEnv = {}): TestCtx {
 
 /** Options that keep tests fast. */
 export const FAST = {
-  connectTimeoutMs: 8000,
+  connectTimeoutMs: patient(8000),
   pageTimeoutMs: 2000,
   refreshIntervalMs: 0,
   pingIntervalMs: 0,
@@ -92,7 +93,7 @@ export async function startHttpFixture(args: string[] = [], port = 0): Promise<H
   });
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => reject(new Error('http fixture did not start')), 15000);
+    const timer = setTimeout(() => reject(new Error('http fixture did not start')), patient(15_000));
     proc.stdout!.on('data', (c: Buffer) => {
       buf += c.toString();
       const nl = buf.indexOf('\n');
@@ -127,15 +128,7 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function waitFor<T>(probe: () => T | undefined | false | null, timeoutMs = 5000, what = 'condition'): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { waitFor } from '../helpers/patience.js';
 
 export function toolNames(source: McpToolSource): string[] {
   return source.tools().map((t) => t.toolId.slice(`mcp:${source.serverId}.`.length));

@@ -11,6 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { connect, startApi, writeWorld } from '../front-door/front-door-helpers.js';
+import { patient } from '../helpers/patience.js';
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let server: TestServer;
@@ -26,7 +27,7 @@ before(async () => {
       { id: 'pc', tenant: 'c', keyHash: hashApiKey('kc') },
     ],
   });
-  server = await startTestServer(world.configFile, { env: world.env, startDeadlineMs: 15_000 });
+  server = await startTestServer(world.configFile, { env: world.env, startDeadlineMs: patient(15_000) });
 });
 after(async () => {
   for (const c of clients) await c.close().catch(() => undefined);

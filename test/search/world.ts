@@ -90,11 +90,4 @@ export function writeSearchWorld(extra: Record<string, unknown> = {}): SearchWor
   return { configFile, privateDoc };
 }
 
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+export { waitFor } from '../helpers/patience.js';
