@@ -10,6 +10,7 @@ import pino from 'pino';
 import { startHost } from '../../src/host/host.js';
 import { ConfigError } from '../../src/util/validated-yaml.js';
 import { demoConfig, tempDir, writeConfig } from '../helpers/server.js';
+import { patient } from '../helpers/patience.js';
 
 const KEY_HASH = `sha256:${'a'.repeat(64)}`;
 const silent = pino({ level: 'silent' });
@@ -180,7 +181,7 @@ test('validate passes on the demo as shipped (no variable to set) and prints per
   // A copy: validate starts the host, which opens the config's event log.
   const env: NodeJS.ProcessEnv = { ...process.env, CI: '' };
   delete env.TICKETS_API_TOKEN;
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, 'validate', '--config', demoConfig()], { env });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, 'validate', '--config', demoConfig(), '--wait', String(patient(30_000) / 1000)], { env });
   assert.match(stdout, /\nvalid\n$/);
   assert.match(stdout, /tenant acme: \d+ tools \(.*node-pack \d+.*\)/);
   assert.match(stdout, /tenant globex: \d+ tools/);

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { hashApiKey } from '../../src/auth/api-keys.js';
-import { runValidate } from '../../src/cli/validate-command.js';
+import { DEFAULT_VALIDATE_WAIT_MS, runValidate } from '../../src/cli/validate-command.js';
+import { patient } from '../helpers/patience.js';
 import { tempDir, writeConfig } from '../helpers/server.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -106,7 +107,7 @@ test('the CLI is strict when $CI is set, and takes --warn', async () => {
   assert.match(demoted.stdout, /\nvalid\n$/);
 });
 
-test('a source slower to start than --wait is reported; the default wait lets it finish starting', async () => {
+test('a source slower to start than --wait is reported; a longer wait lets it finish starting', async () => {
   // The fixture MCP server, started only after a pause: a slow upstream on a busy machine.
   const fixture = join(ROOT, 'test/fixtures/mcp-fixture/server.ts');
   const slow = `setTimeout(() => import(${JSON.stringify(fixture)}), 2500)`;
@@ -114,9 +115,10 @@ test('a source slower to start than --wait is reported; the default wait lets it
   const impatient = await runValidate(file, { env: {}, waitMs: 500 });
   assert.equal(impatient.exitCode, 1, impatient.output);
   assert.match(lineOf(impatient.output, 'source-failed') ?? '', /source mcp:slow is (connecting|stale)/);
-  const patient = await runValidate(file, { env: {} });
-  assert.equal(patient.exitCode, 0, patient.output);
-  assert.match(patient.output, /tenant acme: \d+ tools \(mcp 6, node-pack 2\)/);
+  // The default wait (30 s) on a quiet machine; stretched here with the test's other deadlines.
+  const waited = await runValidate(file, { env: {}, waitMs: patient(DEFAULT_VALIDATE_WAIT_MS) });
+  assert.equal(waited.exitCode, 0, waited.output);
+  assert.match(waited.output, /tenant acme: \d+ tools \(mcp 6, node-pack 2\)/);
   const run = promisify(execFile);
   const refused = await run(process.execPath, [join(ROOT, 'bin/toolhost.js'), 'validate', '--config', file, '--wait', '0']).then(
     () => assert.fail('--wait 0 accepted'),

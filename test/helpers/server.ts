@@ -49,11 +49,25 @@ export function tempDir(prefix = 'toolhost-test-'): string {
   return dir;
 }
 
-/** Writes a config object (or raw text) as YAML into a fresh temp dir; returns the file path. */
+/**
+ * Writes a config object (or raw text) as YAML into a fresh temp dir; returns
+ * the file path. A stdio MCP source that sets no `connectTimeoutMs` gets the
+ * host's 10 s stretched by the machine's load: the upstream is a child
+ * process, which on a busy machine can take longer than that to answer its
+ * initialize, and a test that means to time a connect out sets its own.
+ */
 export function writeConfig(config: unknown, dir = tempDir(), name = 'toolhost.yaml'): string {
   const file = join(dir, name);
-  writeFileSync(file, typeof config === 'string' ? config : stringify(config));
+  writeFileSync(file, typeof config === 'string' ? config : stringify(patientUpstreams(config)));
   return file;
+}
+
+function patientUpstreams(config: unknown): unknown {
+  const mcp = (config as { sources?: { mcp?: unknown } } | null)?.sources?.mcp;
+  if (!Array.isArray(mcp)) return config;
+  const patientOne = (s: Record<string, unknown>) => (s.transport === 'stdio' && s.connectTimeoutMs === undefined ? { ...s, connectTimeoutMs: patient(10_000) } : s);
+  const c = config as { sources: Record<string, unknown> };
+  return { ...c, sources: { ...c.sources, mcp: mcp.map(patientOne) } };
 }
 
 /**
