@@ -25,6 +25,7 @@ import { storedEvents } from '../helpers/event-store.js';
 import { tempDir, writeConfig } from '../helpers/server.js';
 import { FIXTURE, root } from '../front-door/front-door-helpers.js';
 import { patient } from '../helpers/patience.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 const BIN = join(root, 'bin/toolhost.js');
 const KEY = 'connect-test-key-5f1e0c';
@@ -51,7 +52,7 @@ before(async () => {
       events: { file: join(dir, 'events.sqlite') },
       policy: { rules: [{ match: 'mcp:fx.echo', approval: 'always' }] },
       sources: {
-        mcp: [{ id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--relay-tools'], cwd: root, debounceMs: 20, isolation: 'tenant' }],
+        mcp: [{ id: 'fx', transport: 'stdio', command: process.execPath, args: [...programArgs(FIXTURE), '--transport', 'stdio', '--relay-tools'], cwd: root, debounceMs: 20, isolation: 'tenant' }],
       },
     },
     dir,

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { DEFAULT_VALIDATE_WAIT_MS, runValidate } from '../../src/cli/validate-command.js';
+import { programArgs } from '../helpers/fixture-command.js';
 import { patient } from '../helpers/patience.js';
 import { tempDir, writeConfig } from '../helpers/server.js';
 
@@ -110,8 +111,8 @@ test('the CLI is strict when $CI is set, and takes --warn', async () => {
 test('a source slower to start than --wait is reported; a longer wait lets it finish starting', async () => {
   // The fixture MCP server, started only after a pause: a slow upstream on a busy machine.
   const fixture = join(ROOT, 'test/fixtures/mcp-fixture/server.ts');
-  const slow = `setTimeout(() => import(${JSON.stringify(fixture)}), 2500)`;
-  const file = config({ sources: { mcp: [{ id: 'slow', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', '-e', slow], cwd: ROOT }] } });
+  const slow = `setTimeout(() => import(${JSON.stringify(programArgs(fixture)[0])}), 2500)`;
+  const file = config({ sources: { mcp: [{ id: 'slow', transport: 'stdio', command: process.execPath, args: ['-e', slow], cwd: ROOT }] } });
   const impatient = await runValidate(file, { env: {}, waitMs: 500 });
   assert.equal(impatient.exitCode, 1, impatient.output);
   assert.match(lineOf(impatient.output, 'source-failed') ?? '', /source mcp:slow is (connecting|stale)/);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { EventLog } from '../../src/events/sqlite/log.js';
 import { logFile } from './helpers.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 const CHILD = fileURLToPath(new URL('./durability-child.ts', import.meta.url));
 
@@ -20,7 +21,7 @@ interface ChildReport {
 
 function runAndKill(file: string, sessions: number): Promise<ChildReport & { signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, file, String(sessions)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...programArgs(CHILD), file, String(sessions)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     let report: ChildReport | undefined;

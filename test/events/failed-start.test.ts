@@ -12,6 +12,7 @@ import { serve } from '../../src/host/serve.js';
 import { FIXTURE, root } from '../front-door/front-door-helpers.js';
 import { tempDir, writeConfig } from '../helpers/server.js';
 import { waitFor } from './helpers.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 /** Pids of live processes whose command line holds `marker` (zombies have none). */
 function processesWith(marker: string): number[] {
@@ -42,7 +43,7 @@ function configWithFixture(marker: string, eventsFile: string, dir: string): str
             id: 'fx',
             transport: 'stdio',
             command: process.execPath,
-            args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--marker', marker],
+            args: [...programArgs(FIXTURE), '--transport', 'stdio', '--marker', marker],
             cwd: root,
             refreshIntervalMs: 0,
           },

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { EventLog } from '../../src/events/sqlite/log.js';
 import { logFile } from './helpers.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 const CHILD = fileURLToPath(new URL('./append-child.ts', import.meta.url));
 const run = promisify(execFile);
@@ -22,7 +23,7 @@ const batch = fc.record({ tenant: fc.constantFrom('acme', 'globex', 'initech'), 
 const plan: fc.Arbitrary<Plan> = fc.array(fc.array(batch, { minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 6 });
 
 async function writer(file: string, startAt: number, p: Plan): Promise<Report> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', CHILD, file, String(startAt), JSON.stringify(p)], { timeout: 60_000 });
+  const { stdout } = await run(process.execPath, [...programArgs(CHILD), file, String(startAt), JSON.stringify(p)], { timeout: 60_000 });
   return JSON.parse(stdout) as Report;
 }
 

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { tempDir, writeConfig } from '../helpers/server.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 export const root = new URL('../../', import.meta.url).pathname;
 export const FIXTURE = `${root}test/fixtures/mcp-fixture/server.ts`;
@@ -118,7 +119,7 @@ export function writeWorld(apiUrl: string, extra: Record<string, unknown> = {}):
           { vendor: 'test', name: 'args', command: [process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))'], argv: ['items'], inputSchema: { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } } } } },
           { vendor: 'test', name: 'print', command: [process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))'], argv: ['value'], inputSchema: { type: 'object', properties: { value: { type: 'string' } } } },
         ],
-        mcp: [{ id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio'], cwd: root, debounceMs: 20, callTimeoutMs: 1500 }],
+        mcp: [{ id: 'fx', transport: 'stdio', command: process.execPath, args: [...programArgs(FIXTURE), '--transport', 'stdio'], cwd: root, debounceMs: 20, callTimeoutMs: 1500 }],
         connectors: [{ id: 'items', document: 'items.yaml', auth: { type: 'bearer', secret: { env: 'ITEMS_TOKEN' } } }],
       },
       ...extra,

@@ -12,6 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { connect, FIXTURE, listAll, root } from './front-door-helpers.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 const GROUPS = ['actions', 'code-security', 'enterprise-team-memberships'];
 const VERBS = ['list', 'get', 'set', 'delete'];
@@ -49,7 +50,7 @@ before(async () => {
           { id: 'github', document: 'long.yaml', watch: false },
           { id: 'ghe', document: 'long.yaml', watch: false },
         ],
-        mcp: [{ id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio'], cwd: root, mcpPrefix: '' }],
+        mcp: [{ id: 'fx', transport: 'stdio', command: process.execPath, args: [...programArgs(FIXTURE), '--transport', 'stdio'], cwd: root, mcpPrefix: '' }],
       },
     },
     dir,

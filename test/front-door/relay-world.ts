@@ -13,6 +13,7 @@ import { hashApiKey } from '../../src/auth/api-keys.js';
 import { startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { FIXTURE, root } from './front-door-helpers.js';
 import { patient } from '../helpers/patience.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 export const EVERYTHING = `${root}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
 export const FX_SECRET = 'fx-secret-7c2d9e41ab';
@@ -60,8 +61,8 @@ export async function startRelayWorld(httpFixture?: string): Promise<TestServer>
         nodePacks: [{ path: 'pack' }],
         workflows: [{ path: 'wf' }],
         mcp: [
-          { id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--relay-tools'], cwd: root, env: { FX_SECRET: '${FX_SECRET}' }, callTimeoutMs: 1000, isolation: 'tenant', ...fast },
-          { id: 'fxs', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--relay-tools'], cwd: root, ...fast },
+          { id: 'fx', transport: 'stdio', command: process.execPath, args: [...programArgs(FIXTURE), '--transport', 'stdio', '--relay-tools'], cwd: root, env: { FX_SECRET: '${FX_SECRET}' }, callTimeoutMs: 1000, isolation: 'tenant', ...fast },
+          { id: 'fxs', transport: 'stdio', command: process.execPath, args: [...programArgs(FIXTURE), '--transport', 'stdio', '--relay-tools'], cwd: root, ...fast },
           ...(httpFixture === undefined ? [] : [{ id: 'fxh', transport: 'http', url: httpFixture, ...fast }]),
           { id: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], ...fast },
         ],

@@ -17,6 +17,7 @@ import { hashApiKey } from '../../src/auth/api-keys.js';
 import { connect } from '../front-door/front-door-helpers.js';
 import { request, startTestServer, writeConfig, type TestServer } from '../helpers/server.js';
 import { patient } from '../helpers/patience.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const HOSTILE = `${root}test/fixtures/hostile-mcp.ts`;
@@ -34,7 +35,7 @@ const call = (toolId: string, args: Record<string, unknown>) => client.callTool(
 const textOf = (r: CallResult) => r.content.map((c) => c.text ?? '').join('\n');
 
 before(async () => {
-  http = spawn(process.execPath, ['--import', 'tsx', HOSTILE, '--transport', 'http'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  http = spawn(process.execPath, [...programArgs(HOSTILE), '--transport', 'http'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const [chunk] = (await once(http.stdout!, 'data')) as [Buffer];
   const url = chunk.toString().trim().split('\n')[0];
   const file = writeConfig({
@@ -43,7 +44,7 @@ before(async () => {
     policy: { rules: [{ match: ['mcp:hx.*', 'mcp:hh.*'], safetyTier: 'read', replayPolicy: 'deterministic', egress: 'none' }] },
     sources: {
       mcp: [
-        { id: 'hx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', HOSTILE, '--transport', 'stdio'], cwd: root, env: { LEAK_SECRET: '${LEAK_SECRET}' }, ...FAST },
+        { id: 'hx', transport: 'stdio', command: process.execPath, args: [...programArgs(HOSTILE), '--transport', 'stdio'], cwd: root, env: { LEAK_SECRET: '${LEAK_SECRET}' }, ...FAST },
         { id: 'hh', transport: 'http', url, headers: { authorization: 'Bearer ${HH_TOKEN}' }, ...FAST },
       ],
     },

@@ -12,6 +12,7 @@ import type { McpToolSource } from '../../src/sources/mcp/index.js';
 import { request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import { errorsOf, validateV2 } from '../helpers/schemas.js';
 import { patient } from '../helpers/patience.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const FIXTURE = `${root}test/fixtures/mcp-fixture/server.ts`;
@@ -22,7 +23,7 @@ const HEADER_SECRET = 'header-secret-93ab41c7d2e0';
 const FAST = { connectTimeoutMs: patient(8000), pageTimeoutMs: patient(1500), debounceMs: 20, backoff: { initialMs: 100, maxMs: 400 }, pingIntervalMs: 500 };
 
 async function startHttpFixture(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, '--transport', 'http', '--port', '0', '--auth-token', HEADER_SECRET], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [...programArgs(FIXTURE), '--transport', 'http', '--port', '0', '--auth-token', HEADER_SECRET], { stdio: ['ignore', 'pipe', 'ignore'] });
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
   return { child, url: chunk.toString().trim().split('\n')[0] };
 }
@@ -69,7 +70,7 @@ before(async () => {
       mcp: [
         { id: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], ...FAST },
         { id: 'fs', transport: 'stdio', command: process.execPath, args: [FILESYSTEM, fsDir], ...FAST },
-        { id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--stderr-env', 'FX_SECRET'], cwd: root, env: { FX_SECRET: '${FX_SECRET}' }, ...FAST },
+        { id: 'fx', transport: 'stdio', command: process.execPath, args: [...programArgs(FIXTURE), '--transport', 'stdio', '--stderr-env', 'FX_SECRET'], cwd: root, env: { FX_SECRET: '${FX_SECRET}' }, ...FAST },
         { id: 'fxh', transport: 'http', url: httpFixture.url, headers: { authorization: 'Bearer ${FXH_TOKEN}' }, ...FAST },
       ],
     },
@@ -200,7 +201,7 @@ describe('MCP upstreams through the host', () => {
     await until('fxh not connected', async () => ((await health('mcp:fxh')).state !== 'connected' ? true : undefined), 20_000);
     assert.ok((await ids()).includes('mcp:fxh.echo'));
     const port = new URL(httpFixture.url).port;
-    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, '--transport', 'http', '--port', port, '--auth-token', HEADER_SECRET], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [...programArgs(FIXTURE), '--transport', 'http', '--port', port, '--auth-token', HEADER_SECRET], { stdio: ['ignore', 'pipe', 'ignore'] });
     httpFixture = { child, url: httpFixture.url };
     await until('fxh reconnected', async () => ((await health('mcp:fxh')).state === 'connected' ? true : undefined), 20_000);
     assert.ok((await ids()).includes('mcp:fxh.echo'));

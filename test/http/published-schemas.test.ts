@@ -11,6 +11,7 @@ import {
 } from '../helpers/schemas.js';
 import { ACME_KEY, demoConfig, GLOBEX_KEY, request, startTestServer, writeConfig, type TestServer } from '../helpers/server.js';
 import { patient } from '../helpers/patience.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const FIXTURE = `${root}test/fixtures/mcp-fixture/server.ts`;
@@ -77,7 +78,7 @@ describe('a host with real MCP servers whose schemas carry $schema, $defs, oneOf
       sources: {
         mcp: [
           { id: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] },
-          { id: 'fx', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--schema-zoo'], cwd: root },
+          { id: 'fx', transport: 'stdio', command: process.execPath, args: [...programArgs(FIXTURE), '--transport', 'stdio', '--schema-zoo'], cwd: root },
         ],
       },
     });

@@ -19,6 +19,7 @@ import { connect, listAll } from '../front-door/front-door-helpers.js';
 import { request, startTestServer, tempDir, writeConfig, type TestServer } from '../helpers/server.js';
 import type { McpToolSource } from '../../src/sources/mcp/index.js';
 import { patient } from '../helpers/patience.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const FIXTURE = `${root}test/fixtures/mcp-fixture/server.ts`;
@@ -79,7 +80,7 @@ function config(reuse: boolean, dir: string): string {
             id: 'fx',
             transport: 'stdio',
             command: process.execPath,
-            args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', ...FIXTURE_ARGS],
+            args: [...programArgs(FIXTURE), '--transport', 'stdio', ...FIXTURE_ARGS],
             cwd: root,
             debounceMs: 10,
             refreshIntervalMs: 0,

@@ -10,6 +10,7 @@ import { createMetrics, type HostMetrics } from '../../src/observability/metrics
 import type { SourceContext } from '../../src/sources/source-context.js';
 import type { McpHttpConfig, McpStdioConfig, McpToolSource } from '../../src/sources/mcp/index.js';
 import { patient } from '../helpers/patience.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FIXTURE = path.join(REPO_ROOT, 'test/fixtures/mcp-fixture/server.ts');
@@ -68,7 +69,7 @@ export function stdioConfig(id: string, fixtureArgs: string[] = [], extra: Parti
     id,
     transport: 'stdio',
     command: process.execPath,
-    args: ['--import', 'tsx', FIXTURE, '--transport', 'stdio', ...fixtureArgs],
+    args: [...programArgs(FIXTURE), '--transport', 'stdio', ...fixtureArgs],
     ...FAST,
     ...extra,
   };
@@ -87,7 +88,7 @@ export interface HttpFixture {
 }
 
 export async function startHttpFixture(args: string[] = [], port = 0): Promise<HttpFixture> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', FIXTURE, '--transport', 'http', '--port', String(port), ...args], {
+  const proc = spawn(process.execPath, [...programArgs(FIXTURE), '--transport', 'http', '--port', String(port), ...args], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'ignore'],
   });

@@ -14,6 +14,7 @@ import { ListToolsResultSchema, type JSONRPCMessage } from '@modelcontextprotoco
 import { StdioClientTransport } from '../../src/sources/mcp/stdio-client.js';
 import { CachingLineReader, JsonLineReader } from '../../src/sources/mcp/stdio-lines.js';
 import { FIXTURE, REPO_ROOT } from './helpers.js';
+import { programArgs } from '../helpers/fixture-command.js';
 
 const EVERYTHING = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const ENV = { PATH: process.env.PATH ?? '' };
@@ -82,7 +83,7 @@ test('the page cache reads every line of a real server through the transport, an
     clear();
   };
   // 800 tools in pages of 400: each page over the size the cache keeps.
-  const transport = ours(['--import', 'tsx', FIXTURE, '--transport', 'stdio', '--tools', '794', '--page-size', '400'], reader);
+  const transport = ours([...programArgs(FIXTURE), '--transport', 'stdio', '--tools', '794', '--page-size', '400'], reader);
   const client = new Client({ name: 'stdio-client-test', version: '0' });
   await client.connect(transport);
   const readAll = async () => {
