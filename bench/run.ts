@@ -6,6 +6,8 @@
 //   options: --tools N  --reps N  --duration S  --build-reps N  --list-changed N  --idle-sessions N
 //            --only 'SUBSTRING|SUBSTRING' (scenarios)  --no-sweep  --no-audit  --no-docs
 //   BENCH_PROFILE=DIR writes a CPU profile of toolhost per scenario (its measured runs only) to DIR.
+//   BENCH_HEAP=DIR writes heap snapshots of toolhost to DIR: both views served, and after the refreshes.
+//   Only start, memory and list_changed: --only none --build-reps 0 --no-sweep --no-audit
 //
 // Processes (each in its own process, loopback only):
 //   bench/upstream.ts        MCP server over stdio with N generated tools (spawned by toolhost)
@@ -21,16 +23,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stringify } from 'yaml';
-import { hashApiKey } from '../src/auth/api-keys.js';
 import type { BuildBenchResult } from './build-bench.js';
-import { compiledChild } from './compiled-child.js';
+import { listChanged as changeOne, startToolhost, type ChangeResult, type Toolhost } from './host.js';
 import { runIdleSessions } from './idle-sessions.js';
 import { callTable, proxyTargets, runCallScenarios } from './calls.js';
-import { benchConfig, benchKeys, REPO_ROOT, TENANTS, type TenantName } from './config.js';
+import { benchKeys, REPO_ROOT } from './config.js';
 import { compareInRounds, LoadGenerator, type Measured, type Server } from './measure.js';
-import { Child, closeAgent, get } from './procs.js';
-import { byIdScenarios, refusalScenarios, RouteBook, shuffled, toolPath as toolPathOf, type Scenario } from './scenarios.js';
+import { Child, closeAgent } from './procs.js';
+import { byIdScenarios, refusalScenarios, RouteBook, shuffled, type Scenario } from './scenarios.js';
 import { median } from './shared.js';
 import { LoadSampler, targetsTable, type TargetRow } from './targets.js';
 import { domainOf, makeTools } from './tools.js';
@@ -116,41 +116,9 @@ async function buildBench(): Promise<BuildBenchResult[]> {
 
 const { keys, auth } = benchKeys();
 
-interface Toolhost {
-  child: Child;
-  url: string;
-  controlFile: string;
-  ready: { tools: number; buildMs: number; startMs: number; processMs: number };
-  /** Process start to both views served (the compact view made). */
-  compacted: Promise<number>;
-}
-
-async function startToolhost(audit: boolean): Promise<Toolhost> {
-  const dir = mkdtempSync(join(tmp, audit ? 'audit-' : 'host-'));
-  const controlFile = join(dir, 'control-port');
-  const config = benchConfig({
-    tools: O.tools,
-    pageSize: O.pageSize,
-    controlFile,
-    keyHashes: Object.fromEntries(TENANTS.map((t) => [t, hashApiKey(keys[t])])) as Record<TenantName, string>,
-    audit,
-  });
-  const file = join(dir, 'toolhost.yaml');
-  writeFileSync(file, stringify(config));
-  const child = new Child(audit ? 'toolhost(audit)' : 'toolhost', toolhostChild(), [file, join(dir, 'toolhost.log')], ['--expose-gc', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)]);
-  // Awaited for the first host only: a host stopped before it says so gives NaN, not an unhandled rejection.
-  const compacted = child.next<{ type: 'compacted'; processMs: number }>('compacted').then((m) => m.processMs, () => NaN);
-  const ready = await child.next<{ type: 'ready'; url: string; tools: number; buildMs: number; startMs: number; processMs: number }>('ready');
-  if (ready.tools !== O.tools) throw new Error(`toolhost serves ${ready.tools} tools, expected ${O.tools}`);
-  return { child, url: ready.url, controlFile, ready, compacted };
-}
-
-/** toolhost as users run it: the child compiled, on dist/ with plain node; BENCH_CHILD_TSX=1: the sources through tsx. */
-const toolhostChild = () => (process.env.BENCH_CHILD_TSX ? join(HERE, 'toolhost-child.ts') : compiledChild(join(HERE, 'toolhost-child.ts'), join(tmp, 'compiled')));
+const startHost = (audit: boolean): Promise<Toolhost> => startToolhost({ tmp, tools: O.tools, pageSize: O.pageSize, keys, audit });
 
 // ---- scenarios ------------------------------------------------------------------
-
-const toolPath = (i: number, compact = false) => toolPathOf(i, O.tools, compact);
 
 function listConnections(bytes: number): number {
   return bytes < 1 << 20 ? 16 : bytes < 8 << 20 ? 4 : 2;
@@ -234,37 +202,7 @@ async function compare(s: Scenario, host: Server, base: Server, floor?: Server):
 
 // ---- list_changed to served -----------------------------------------------------------
 
-interface ChangeResult {
-  /** list_changed sent (upstream clock) to the new content answered over HTTP. */
-  servedMs: number;
-  /** The store's rebuild for that change (scheduleRebuild to swap). */
-  buildMs: number;
-}
-
-async function listChanged(host: Toolhost, round: number): Promise<ChangeResult> {
-  const port = Number(readFileSync(host.controlFile, 'utf8'));
-  const index = (round * 7919 + 17) % O.tools;
-  const before = (await host.child.ask<{ type: 'builds'; builds: { ms: number }[] }>({ type: 'builds' })).builds.length;
-  const res = await fetch(`http://127.0.0.1:${port}/change?index=${index}`, { method: 'POST' });
-  const { revision, notifiedAtNs } = (await res.json()) as { name: string; revision: number; notifiedAtNs: string };
-  const path = toolPath(index);
-  const marker = `(revision ${revision})`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const r = await get(host.url, path, { authorization: auth('all') });
-    if (r.status === 200 && r.body.includes(marker)) break;
-    if (Date.now() > deadline) throw new Error(`revision ${revision} of tool ${index} not served within 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  const servedMs = Number(process.hrtime.bigint() - BigInt(notifiedAtNs)) / 1e6;
-  // The swap has happened; its build record arrives just after.
-  let builds: { ms: number }[] = [];
-  for (let i = 0; i < 100 && builds.length <= before; i++) {
-    builds = (await host.child.ask<{ type: 'builds'; builds: { ms: number }[] }>({ type: 'builds' })).builds;
-    if (builds.length <= before) await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return { servedMs, buildMs: builds.at(-1)?.ms ?? NaN };
-}
+const listChanged = (host: Toolhost, round: number): Promise<ChangeResult> => changeOne(host, round, O.tools, auth('all'));
 
 // ---- report ------------------------------------------------------------------------------
 
@@ -307,13 +245,15 @@ async function main(): Promise<void> {
   // 2. Hosts.
   loadGen = await LoadGenerator.start(join(HERE, 'load.ts'));
   const t0 = Date.now();
-  const host = await startToolhost(false);
+  const host = await startHost(false);
   log(`toolhost up in ${fmt(Date.now() - t0)} ms (first build ${fmt(host.ready.buildMs)} ms) at ${host.url}`);
   const coldStart = { standard: host.ready.processMs, both: await host.compacted };
   const { list, book } = await scenarios(host);
   type Memory = { rss: number; heapUsed: number; external: number; arrayBuffers: number };
   const memText = (m: Memory) => `RSS ${mb(m.rss)} (JS heap ${mb(m.heapUsed)}, buffers ${mb(m.arrayBuffers)})`;
   const stats0 = await host.child.ask<{ type: 'stats'; memory: Memory }>({ type: 'stats' });
+  const heapDir = process.env.BENCH_HEAP;
+  if (heapDir) await host.child.ask({ type: 'heap-snapshot', file: join(heapDir, 'served.heapsnapshot') }, 'heap-snapshot', 600_000);
   const warmAll = await host.child.ask<{ type: 'warm-all'; ms: number; memory: Memory }>({ type: 'warm-all' }, 'warm-all');
   log(`after the lists: ${memText(stats0.memory)}; after every per-tool body compressed too: ${memText(warmAll.memory)}`);
   // Settle: collect the start-up and warm-up garbage (a host that has run for a while has), so the
@@ -384,6 +324,7 @@ async function main(): Promise<void> {
   changesSpan.to = Date.now();
   const statsAfter = await host.child.ask<{ type: 'stats'; memory: Memory }>({ type: 'stats' });
   log(`after the refreshes: ${memText(statsAfter.memory)}`);
+  if (heapDir) await host.child.ask({ type: 'heap-snapshot', file: join(heapDir, 'refreshed.heapsnapshot') }, 'heap-snapshot', 600_000);
   await host.child.stop();
   // The transport's floor: the same upstream read by a bare client that does nothing with the pages.
   const floorArgs = (gap: number) => ['--import', 'tsx', join(HERE, 'transport-floor.ts'), '--tools', String(O.tools), '--reads', String(O.listChanged), '--gap', String(gap)];
@@ -401,7 +342,7 @@ async function main(): Promise<void> {
   // a second host, one audit line per request; a list as context.
   const auditRows: Row[] = [];
   if (O.audit) {
-    const audited = await startToolhost(true);
+    const audited = await startHost(true);
     await audited.child.ask({ type: 'stats' }); // settle, as above
     const A: Server = { name: 'toolhost(audit)', url: audited.url, pid: audited.child.pid };
     for (const s of list) {
