@@ -32,7 +32,7 @@ const opt = (name: string, d: number) => {
 const heapDir = argv.includes('--heap') ? argv[argv.indexOf('--heap') + 1] : undefined;
 const O = { tools: opt('tools', 10_000), starts: opt('starts', 1), changes: opt('list-changed', 14), gapMs: opt('gap', 3000), pageSize: 200 };
 
-type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number };
+type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; spaces: Record<string, [number, number]> };
 const MB = 2 ** 20;
 const log = (line: string) => process.stderr.write(`[memory] ${line}\n`);
 const memText = (m: Memory) => `RSS ${(m.rss / MB).toFixed(0)} MB (heap used ${(m.heapUsed / MB).toFixed(0)} of ${(m.heapTotal / MB).toFixed(0)} MB, external ${(m.external / MB).toFixed(0)} MB, buffers ${(m.arrayBuffers / MB).toFixed(0)} MB)`;
@@ -73,6 +73,7 @@ async function oneStart(tmp: string, start: number): Promise<StartResult> {
   const snapshot = (name: string) => (heapDir && start === 1 ? host.child.ask({ type: 'heap-snapshot', file: join(heapDir, name) }, 'heap-snapshot', 600_000) : undefined);
   const served = await stats();
   log(`start ${start}: lists served: ${memText(served)}; ${smaps(host.child.pid)}`);
+  log(`start ${start}: V8 spaces (MB committed/used): ${Object.entries(served.spaces).map(([k, [c, u]]) => `${k} ${c}/${u}`).join(', ')}`);
   await snapshot('served.heapsnapshot');
   const servedMs: number[] = [];
   const after: Memory[] = [];
@@ -83,7 +84,7 @@ async function oneStart(tmp: string, start: number): Promise<StartResult> {
     after.push(await stats());
     log(`start ${start}: list_changed ${i + 1}: served after ${c.servedMs.toFixed(0)} ms (rebuild ${c.buildMs.toFixed(0)} ms); ${memText(after.at(-1)!)}`);
   }
-  log(`start ${start}: after the changes: ${smaps(host.child.pid)}`);
+  log(`start ${start}: after the changes: ${smaps(host.child.pid)}; V8 spaces: ${Object.entries(after.at(-1)?.spaces ?? {}).map(([k, [c, u]]) => `${k} ${c}/${u}`).join(', ')}`);
   await snapshot('refreshed.heapsnapshot');
   await host.child.stop();
   return { standardMs: host.ready.processMs, bothMs, served, servedMs, after };
