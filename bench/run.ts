@@ -6,8 +6,7 @@
 //   options: --tools N  --reps N  --duration S  --build-reps N  --list-changed N  --idle-sessions N
 //            --only 'SUBSTRING|SUBSTRING' (scenarios)  --no-sweep  --no-audit  --no-docs
 //   BENCH_PROFILE=DIR writes a CPU profile of toolhost per scenario (its measured runs only) to DIR.
-//   BENCH_HEAP=DIR writes heap snapshots of toolhost to DIR: both views served, and after the refreshes.
-//   Only start, memory and list_changed: --only none --build-reps 0 --no-sweep --no-audit
+//   Only start, memory and list_changed, in a few minutes: bench/memory.ts (heap snapshots and a profile on demand).
 //
 // Processes (each in its own process, loopback only):
 //   bench/upstream.ts        MCP server over stdio with N generated tools (spawned by toolhost)
@@ -252,8 +251,6 @@ async function main(): Promise<void> {
   type Memory = { rss: number; heapUsed: number; external: number; arrayBuffers: number };
   const memText = (m: Memory) => `RSS ${mb(m.rss)} (JS heap ${mb(m.heapUsed)}, buffers ${mb(m.arrayBuffers)})`;
   const stats0 = await host.child.ask<{ type: 'stats'; memory: Memory }>({ type: 'stats' });
-  const heapDir = process.env.BENCH_HEAP;
-  if (heapDir) await host.child.ask({ type: 'heap-snapshot', file: join(heapDir, 'served.heapsnapshot') }, 'heap-snapshot', 600_000);
   const warmAll = await host.child.ask<{ type: 'warm-all'; ms: number; memory: Memory }>({ type: 'warm-all' }, 'warm-all');
   log(`after the lists: ${memText(stats0.memory)}; after every per-tool body compressed too: ${memText(warmAll.memory)}`);
   // Settle: collect the start-up and warm-up garbage (a host that has run for a while has), so the
@@ -324,7 +321,6 @@ async function main(): Promise<void> {
   changesSpan.to = Date.now();
   const statsAfter = await host.child.ask<{ type: 'stats'; memory: Memory }>({ type: 'stats' });
   log(`after the refreshes: ${memText(statsAfter.memory)}`);
-  if (heapDir) await host.child.ask({ type: 'heap-snapshot', file: join(heapDir, 'refreshed.heapsnapshot') }, 'heap-snapshot', 600_000);
   await host.child.stop();
   // The transport's floor: the same upstream read by a bare client that does nothing with the pages.
   const floorArgs = (gap: number) => ['--import', 'tsx', join(HERE, 'transport-floor.ts'), '--tools', String(O.tools), '--reads', String(O.listChanged), '--gap', String(gap)];
