@@ -458,6 +458,8 @@ async function main(): Promise<void> {
     { target: 'list_changed to served, one change at a time', threshold: 500, unit: 'ms', better: 'lower', values: served, span: changesSpan },
     { target: 'list_changed to served, one change at a time', threshold: 1000, unit: 'ms', better: 'lower', values: served, decidedBy: 'worst', span: changesSpan },
     { target: 'RSS, both views served, list bodies compressed', threshold: 300, unit: 'MB', better: 'lower', values: [stats0.memory.rss / 2 ** 20] },
+    // "Within 10 % of the first": RSS after every list_changed round ÷ the RSS of the row above.
+    { target: `RSS after ${changes.length + rapidChanges.length} list_changed refreshes ÷ RSS with both views served`, threshold: 1.1, unit: '×', better: 'lower', values: [statsAfter.memory.rss / stats0.memory.rss], span: changesSpan },
   );
   const report = [
     `Date: ${machine.date}. Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory} RAM, Node ${machine.node}.`,
