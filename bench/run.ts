@@ -6,6 +6,7 @@
 //   options: --tools N  --reps N  --duration S  --build-reps N  --list-changed N  --idle-sessions N
 //            --only 'SUBSTRING|SUBSTRING' (scenarios)  --no-sweep  --no-audit  --no-docs
 //   BENCH_PROFILE=DIR writes a CPU profile of toolhost per scenario (its measured runs only) to DIR.
+//   Only start, memory and list_changed, in a few minutes: bench/memory.ts (heap snapshots and a profile on demand).
 //
 // Processes (each in its own process, loopback only):
 //   bench/upstream.ts        MCP server over stdio with N generated tools (spawned by toolhost)
@@ -21,16 +22,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stringify } from 'yaml';
-import { hashApiKey } from '../src/auth/api-keys.js';
 import type { BuildBenchResult } from './build-bench.js';
-import { compiledChild } from './compiled-child.js';
+import { listChanged as changeOne, startToolhost, type ChangeResult, type Toolhost } from './host.js';
 import { runIdleSessions } from './idle-sessions.js';
 import { callTable, proxyTargets, runCallScenarios } from './calls.js';
-import { benchConfig, benchKeys, REPO_ROOT, TENANTS, type TenantName } from './config.js';
+import { benchKeys, REPO_ROOT } from './config.js';
 import { compareInRounds, LoadGenerator, type Measured, type Server } from './measure.js';
-import { Child, closeAgent, get } from './procs.js';
-import { byIdScenarios, refusalScenarios, RouteBook, shuffled, toolPath as toolPathOf, type Scenario } from './scenarios.js';
+import { Child, closeAgent } from './procs.js';
+import { byIdScenarios, refusalScenarios, RouteBook, shuffled, type Scenario } from './scenarios.js';
 import { median } from './shared.js';
 import { LoadSampler, targetsTable, type TargetRow } from './targets.js';
 import { domainOf, makeTools } from './tools.js';
@@ -116,41 +115,9 @@ async function buildBench(): Promise<BuildBenchResult[]> {
 
 const { keys, auth } = benchKeys();
 
-interface Toolhost {
-  child: Child;
-  url: string;
-  controlFile: string;
-  ready: { tools: number; buildMs: number; startMs: number; processMs: number };
-  /** Process start to both views served (the compact view made). */
-  compacted: Promise<number>;
-}
-
-async function startToolhost(audit: boolean): Promise<Toolhost> {
-  const dir = mkdtempSync(join(tmp, audit ? 'audit-' : 'host-'));
-  const controlFile = join(dir, 'control-port');
-  const config = benchConfig({
-    tools: O.tools,
-    pageSize: O.pageSize,
-    controlFile,
-    keyHashes: Object.fromEntries(TENANTS.map((t) => [t, hashApiKey(keys[t])])) as Record<TenantName, string>,
-    audit,
-  });
-  const file = join(dir, 'toolhost.yaml');
-  writeFileSync(file, stringify(config));
-  const child = new Child(audit ? 'toolhost(audit)' : 'toolhost', toolhostChild(), [file, join(dir, 'toolhost.log')], ['--expose-gc', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)]);
-  // Awaited for the first host only: a host stopped before it says so gives NaN, not an unhandled rejection.
-  const compacted = child.next<{ type: 'compacted'; processMs: number }>('compacted').then((m) => m.processMs, () => NaN);
-  const ready = await child.next<{ type: 'ready'; url: string; tools: number; buildMs: number; startMs: number; processMs: number }>('ready');
-  if (ready.tools !== O.tools) throw new Error(`toolhost serves ${ready.tools} tools, expected ${O.tools}`);
-  return { child, url: ready.url, controlFile, ready, compacted };
-}
-
-/** toolhost as users run it: the child compiled, on dist/ with plain node; BENCH_CHILD_TSX=1: the sources through tsx. */
-const toolhostChild = () => (process.env.BENCH_CHILD_TSX ? join(HERE, 'toolhost-child.ts') : compiledChild(join(HERE, 'toolhost-child.ts'), join(tmp, 'compiled')));
+const startHost = (audit: boolean): Promise<Toolhost> => startToolhost({ tmp, tools: O.tools, pageSize: O.pageSize, keys, audit });
 
 // ---- scenarios ------------------------------------------------------------------
-
-const toolPath = (i: number, compact = false) => toolPathOf(i, O.tools, compact);
 
 function listConnections(bytes: number): number {
   return bytes < 1 << 20 ? 16 : bytes < 8 << 20 ? 4 : 2;
@@ -234,37 +201,7 @@ async function compare(s: Scenario, host: Server, base: Server, floor?: Server):
 
 // ---- list_changed to served -----------------------------------------------------------
 
-interface ChangeResult {
-  /** list_changed sent (upstream clock) to the new content answered over HTTP. */
-  servedMs: number;
-  /** The store's rebuild for that change (scheduleRebuild to swap). */
-  buildMs: number;
-}
-
-async function listChanged(host: Toolhost, round: number): Promise<ChangeResult> {
-  const port = Number(readFileSync(host.controlFile, 'utf8'));
-  const index = (round * 7919 + 17) % O.tools;
-  const before = (await host.child.ask<{ type: 'builds'; builds: { ms: number }[] }>({ type: 'builds' })).builds.length;
-  const res = await fetch(`http://127.0.0.1:${port}/change?index=${index}`, { method: 'POST' });
-  const { revision, notifiedAtNs } = (await res.json()) as { name: string; revision: number; notifiedAtNs: string };
-  const path = toolPath(index);
-  const marker = `(revision ${revision})`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const r = await get(host.url, path, { authorization: auth('all') });
-    if (r.status === 200 && r.body.includes(marker)) break;
-    if (Date.now() > deadline) throw new Error(`revision ${revision} of tool ${index} not served within 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  const servedMs = Number(process.hrtime.bigint() - BigInt(notifiedAtNs)) / 1e6;
-  // The swap has happened; its build record arrives just after.
-  let builds: { ms: number }[] = [];
-  for (let i = 0; i < 100 && builds.length <= before; i++) {
-    builds = (await host.child.ask<{ type: 'builds'; builds: { ms: number }[] }>({ type: 'builds' })).builds;
-    if (builds.length <= before) await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return { servedMs, buildMs: builds.at(-1)?.ms ?? NaN };
-}
+const listChanged = (host: Toolhost, round: number): Promise<ChangeResult> => changeOne(host, round, O.tools, auth('all'));
 
 // ---- report ------------------------------------------------------------------------------
 
@@ -307,7 +244,7 @@ async function main(): Promise<void> {
   // 2. Hosts.
   loadGen = await LoadGenerator.start(join(HERE, 'load.ts'));
   const t0 = Date.now();
-  const host = await startToolhost(false);
+  const host = await startHost(false);
   log(`toolhost up in ${fmt(Date.now() - t0)} ms (first build ${fmt(host.ready.buildMs)} ms) at ${host.url}`);
   const coldStart = { standard: host.ready.processMs, both: await host.compacted };
   const { list, book } = await scenarios(host);
@@ -401,7 +338,7 @@ async function main(): Promise<void> {
   // a second host, one audit line per request; a list as context.
   const auditRows: Row[] = [];
   if (O.audit) {
-    const audited = await startToolhost(true);
+    const audited = await startHost(true);
     await audited.child.ask({ type: 'stats' }); // settle, as above
     const A: Server = { name: 'toolhost(audit)', url: audited.url, pid: audited.child.pid };
     for (const s of list) {
@@ -521,6 +458,8 @@ async function main(): Promise<void> {
     { target: 'list_changed to served, one change at a time', threshold: 500, unit: 'ms', better: 'lower', values: served, span: changesSpan },
     { target: 'list_changed to served, one change at a time', threshold: 1000, unit: 'ms', better: 'lower', values: served, decidedBy: 'worst', span: changesSpan },
     { target: 'RSS, both views served, list bodies compressed', threshold: 300, unit: 'MB', better: 'lower', values: [stats0.memory.rss / 2 ** 20] },
+    // "Within 10 % of the first": RSS after every list_changed round ÷ the RSS of the row above.
+    { target: `RSS after ${changes.length + rapidChanges.length} list_changed refreshes ÷ RSS with both views served`, threshold: 1.1, unit: '×', better: 'lower', values: [statsAfter.memory.rss / stats0.memory.rss], span: changesSpan },
   );
   const report = [
     `Date: ${machine.date}. Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory} RAM, Node ${machine.node}.`,

@@ -2,7 +2,7 @@
 // bench config. Forked by bench/run.ts with an IPC channel:
 //   -> { type: 'ready', url, pid, tools, buildMs, startMs, processMs }  (the standard view served)
 //   -> { type: 'compacted', processMs }                                 (both views served)
-//   <- { type: 'stats' }       -> { type: 'stats', memory, builds }
+//   <- { type: 'stats' }       -> { type: 'stats', memory (and its V8 heap spaces), builds }
 //   <- { type: 'warm-all' }    -> compresses every per-tool body (both views, gzip and br)
 //   <- { type: 'builds' }      -> { type: 'builds', builds: [{ generation, ms, atNs }] }
 //   <- { type: 'resources' }   -> { type: 'resources', memory, timers, resources: { TCPSocketWrap: n, ... } }
@@ -14,7 +14,7 @@
 // writes every line at once instead (pino's default destination), to measure
 // what the buffering buys.
 import { createHook } from 'node:async_hooks';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import pino from 'pino';
 import { closeLogger, createLogger } from '../src/cli/logger.js';
 import { serve } from '../src/host/serve.js';
@@ -66,7 +66,9 @@ store.onSwap((next) => {
 function memory() {
   globalThis.gc?.();
   const m = process.memoryUsage();
-  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
+  // Per V8 heap space, in MB: committed (what RSS holds) and used.
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, [Math.round(s.physical_space_size / 2 ** 20), Math.round(s.space_used_size / 2 ** 20)]]));
+  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, spaces };
 }
 
 process.on('message', (msg: { type: string; file?: string }) => {

@@ -98,6 +98,40 @@ test('a repeated large page is parsed once: later copies come from the cache wit
   assert.deepEqual(counts(reader), { hits: 2, misses: 3 });
 });
 
+test('a changed page gives back the entries it shares with a cached page: one parsed copy of each unchanged tool', () => {
+  const tool = (name: string, revision: number) => ({ name, description: `${name} r${revision} ${'x'.repeat(CACHE_MIN_BYTES)}`, inputSchema: { type: 'object', properties: { a: { type: 'string' } } } });
+  const tools = (m: JSONRPCMessage) => (m as unknown as { result: { tools: object[] } }).result.tools;
+  const reader = new CachingLineReader();
+  const read = (page: object, id: number) => {
+    reader.startRead();
+    const [m] = feed(reader, Buffer.from(line(page, id, 'sdk')), []);
+    reader.endRead();
+    return tools(m);
+  };
+  const first = read({ tools: [tool('a', 1), tool('b', 1), tool('c', 1)] }, 1);
+  // b changed: the page is parsed again, a and c are the first read's objects.
+  const second = read({ tools: [tool('a', 1), tool('b', 2), tool('c', 1)] }, 2);
+  assert.deepEqual(counts(reader), { hits: 0, misses: 2 });
+  assert.equal(second[0], first[0]);
+  assert.notEqual(second[1], first[1]);
+  assert.deepEqual(second[1], tool('b', 2));
+  assert.equal(second[2], first[2]);
+  // The first page is gone from the cache; what the second holds is still given back.
+  const third = read({ tools: [tool('a', 2), tool('b', 2), tool('c', 1)] }, 3);
+  assert.deepEqual(third, [tool('a', 2), tool('b', 2), tool('c', 1)]);
+  assert.equal(third[1], second[1]);
+  assert.equal(third[2], first[2]);
+  // Equal only in part, or under another name: never substituted.
+  const fourth = read({ tools: [tool('a', 2), { ...tool('c', 1), name: 'd' }] }, 4);
+  assert.equal(fourth[0], third[0]);
+  assert.notEqual(fourth[1], third[2]);
+  // c left the list with the third page: nothing keeps its old object alive, a later c is parsed anew.
+  const fifth = read({ tools: [tool('a', 2), tool('c', 1)] }, 5);
+  assert.equal(fifth[0], third[0]);
+  assert.notEqual(fifth[1], first[2]);
+  assert.deepEqual(fifth[1], first[2]);
+});
+
 test('a trailing number that is not the id is never substituted', () => {
   // `n` is the last member and equals the id in the first line: only the id's
   // own place may vary. (The SDK refuses such messages; so must the reader.)

@@ -7,6 +7,13 @@
 // parsed object (and the new id) instead; the MCP source then sees the very
 // same entry objects and reuses its tools by identity.
 //
+// A page that did change (one tool of its two hundred, say) is parsed again,
+// and each of its entries equal to an entry of a page already held is
+// replaced by that entry before the message is handed on: the source reuses
+// those tools by identity too, and the heap holds one parsed copy of each
+// tool however many pages change, instead of the old parse (kept by the
+// source's tools) beside the new one (kept by this cache).
+//
 // The framing is toolhost's own (`JsonLineReader`), read by its own stdio
 // transport (stdio-client.ts): the SDK's transport has no hook for a reader.
 // It is the MCP stdio framing (newline-delimited JSON, `\r\n` accepted), a
@@ -15,6 +22,8 @@
 // (test/mcp-source/stdio-lines.test.ts).
 import { hash } from 'node:crypto';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainObject } from '../../util/json.js';
+import { sameJson } from '../../util/same-json.js';
 
 /** Bytes buffered at most while a line is incomplete (a larger line fails the connection). */
 export const MAX_BUFFERED_BYTES = 10 * 1024 * 1024;
@@ -76,9 +85,15 @@ export function splitId(line: Buffer): { id: number; key: string } | undefined {
   return undefined;
 }
 
-function isToolsPage(message: JSONRPCMessage): boolean {
+/** The page's tool entries, when the message is a `tools/list` page. */
+function toolsOf(message: JSONRPCMessage): unknown[] | undefined {
   const result = (message as { result?: { tools?: unknown } }).result;
-  return typeof result === 'object' && result !== null && Array.isArray(result.tools);
+  return typeof result === 'object' && result !== null && Array.isArray(result.tools) ? result.tools : undefined;
+}
+
+/** A tool entry's name, when it is an object with a string name. */
+function nameOf(entry: unknown): string | undefined {
+  return isPlainObject(entry) && typeof entry.name === 'string' ? entry.name : undefined;
 }
 
 /** Counts, for the source's tests and logs. */
@@ -93,6 +108,12 @@ export interface LineCacheStats {
 interface CachedPage {
   message: JSONRPCMessage;
   bytes: number;
+}
+
+/** A tool entry held by cached pages, and by how many of them. */
+interface HeldEntry {
+  entry: unknown;
+  pages: number;
 }
 
 /** Newline-delimited JSON-RPC messages out of a byte stream, however it is chunked. */
@@ -161,6 +182,8 @@ export class JsonLineReader {
 export class CachingLineReader extends JsonLineReader {
   readonly stats: LineCacheStats = { hits: 0, misses: 0, entries: 0, bytes: 0 };
   private readonly pages = new Map<string, CachedPage>();
+  /** By tool name: the entry object the cached pages hold. */
+  private readonly entries = new Map<string, HeldEntry>();
   /** Pages hit or added since `startRead`. */
   private used = new Set<string>();
 
@@ -182,8 +205,10 @@ export class CachingLineReader extends JsonLineReader {
       }
     }
     const message = super.parse(line);
-    if (split !== undefined && isToolsPage(message) && (message as { id?: unknown }).id === split.id) {
+    const tools = split !== undefined ? toolsOf(message) : undefined;
+    if (split !== undefined && tools !== undefined && (message as { id?: unknown }).id === split.id) {
       this.stats.misses++;
+      this.reuseEntries(tools);
       if (line.length <= this.maxCacheBytes) {
         this.used.add(split.key);
         this.add(split.key, { message, bytes: line.length });
@@ -192,8 +217,18 @@ export class CachingLineReader extends JsonLineReader {
     return message;
   }
 
+  /** Each entry equal (same bytes) to one a cached page holds under its name becomes that very object. */
+  private reuseEntries(tools: unknown[]): void {
+    for (let i = 0; i < tools.length; i++) {
+      const name = nameOf(tools[i]);
+      const held = name === undefined ? undefined : this.entries.get(name);
+      if (held !== undefined && held.entry !== tools[i] && sameJson(held.entry, tools[i])) tools[i] = held.entry;
+    }
+  }
+
   private add(key: string, page: CachedPage): void {
     this.pages.set(key, page);
+    this.hold(page, 1);
     this.stats.bytes += page.bytes;
     // Oldest first: within one read the earliest pages, across reads those of older reads.
     for (const [oldest, old] of this.pages) {
@@ -203,8 +238,22 @@ export class CachingLineReader extends JsonLineReader {
     this.stats.entries = this.pages.size;
   }
 
+  /** Counts the page's entries as held by one more (+1) or one fewer (-1) cached page. */
+  private hold(page: CachedPage, by: 1 | -1): void {
+    for (const entry of toolsOf(page.message) ?? []) {
+      const name = nameOf(entry);
+      if (name === undefined) continue;
+      const held = this.entries.get(name);
+      if (held !== undefined && held.entry === entry) {
+        held.pages += by;
+        if (held.pages === 0) this.entries.delete(name);
+      } else if (by === 1) this.entries.set(name, { entry, pages: 1 });
+    }
+  }
+
   private drop(key: string, page: CachedPage): void {
     this.pages.delete(key);
+    this.hold(page, -1);
     this.stats.bytes -= page.bytes;
     this.stats.entries = this.pages.size;
   }
