@@ -13,7 +13,7 @@ import { SAFETY_TIERS } from '../../contract/descriptor.js';
 import type { ToolEntry } from '../snapshot.js';
 import { SEARCH_FIELDS } from './documents.js';
 import type { Subset } from './inverted-index.js';
-import { wantsToRead } from './intent.js';
+import { wantsToChange, wantsToRead } from './intent.js';
 import type { ExtraRanking } from './endpoint-vectors.js';
 import { queryVector } from './meaning.js';
 import type { PreparedTool } from './prepared.js';
@@ -114,12 +114,14 @@ export class ToolSearchIndex implements Subset {
     // A request only to read holds back the tools known to change something: a connector's tier comes from its HTTP method
     // (an MCP tool's, without the upstream's hints, is the policy's default, which says nothing).
     const changeFactor = signals.includes('prior') && f.read !== 1 && wantsToRead(query) ? 1 / f.read : 1;
+    const readFactor = signals.includes('prior') && f.change !== 1 && wantsToChange(query) ? 1 / f.change : 1;
     const readTier = TIER_RANK.get('read')!;
     const connector = SOURCE_CODE.get('connector')!;
     const top = new TopHits(limit, idOf);
     for (const [slot, score] of fused) {
       const changes = table.slotSource[slot] === connector && table.slotTier[slot] > readTier;
-      const prior = (named.has(table.slotOrigin[slot]) ? f.named : 1) * (changes ? changeFactor : 1);
+      const reads = table.slotSource[slot] === connector && table.slotTier[slot] <= readTier;
+      const prior = (named.has(table.slotOrigin[slot]) ? f.named : 1) * (changes ? changeFactor : reads ? readFactor : 1);
       top.offer(Math.round(score * prior * 1e6) / 1e2, slot);
     }
     let more = 0;
