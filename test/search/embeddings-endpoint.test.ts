@@ -53,11 +53,14 @@ test('the endpoint ranks once every tool has its vector; vectors are asked for o
   const tools = toolCount(host);
   const first = await search(host, 'holler this sentence');
   assert.notEqual(first.ids[0], 'openwop:text.uppercase', 'before the tools have vectors, words rank (and no word matches)');
-  // The first search asked for the request's vector, then every tool's, in the background.
-  await waitFor(() => model.texts.length >= tools + 1, 10_000, "every tool's vector");
-  const asked = model.texts.length;
-  assert.equal(asked, tools + 1, 'one text per tool, one for the request');
+  // The first search asked for every tool's vector, in the background, and not for the request's: it could not be used yet.
+  await host.running.host.search.whenReady();
+  assert.ok(!model.texts.includes('holler this sentence'));
+  assert.equal(model.texts.length, tools, 'one text per tool');
 
+  assert.equal((await search(host, 'holler this sentence')).ids[0], 'openwop:text.uppercase');
+  const asked = model.texts.length;
+  assert.equal(asked, tools + 1, 'one text for the request');
   assert.equal((await search(host, 'holler this sentence')).ids[0], 'openwop:text.uppercase');
   assert.equal(model.texts.length, asked, "a request's vector is kept: no new request for the same text");
   assert.equal((await search(host, 'tally the items of this text')).ids[0], 'openwop:text.word-count');
@@ -67,7 +70,8 @@ test('the endpoint ranks once every tool has its vector; vectors are asked for o
   writeFileSync(world.privateDoc, privateDocument([...PRIVATE_OPS, { operationId: 'listAudits', summary: 'List audits', description: 'Lists the audits of the ledger.' }]));
   await waitFor(() => toolCount(host) === tools + 1, 10_000, 'the new operation');
   await search(host, 'holler this sentence');
-  await waitFor(() => model.texts.length === asked + 2, 10_000, "the new tool's vector");
+  await host.running.host.search.whenReady();
+  assert.equal(model.texts.length, asked + 2, "the new tool's text alone");
   assert.match(model.texts.at(-1)!, /audits/i);
   assert.equal((await search(host, 'holler this sentence')).ids[0], 'openwop:text.uppercase');
 
@@ -92,8 +96,11 @@ test('the endpoint ranks once every tool has its vector; vectors are asked for o
 });
 
 for (const mode of ['hang', 'fail'] as const) {
-  test(`an endpoint that ${mode === 'hang' ? 'never answers' : 'answers 500'} costs one deadline and one log line; the answer is the one without it`, async () => {
-    const { host, model } = await start(mode, 150);
+  test(`an endpoint that ${mode === 'hang' ? 'stops answering' : 'starts answering 500'} costs one deadline and one log line; the answer is the one without it`, async () => {
+    const { host, model } = await start('ok', 150);
+    await search(host, 'warm up');
+    await host.running.host.search.whenReady();
+    model.mode = mode;
     const offline = await startTestServer(writeSearchWorld({ search: { meaning: false } }).configFile);
     started.push(offline);
     const expected = await search(offline, 'make this text all capitals');
@@ -112,3 +119,18 @@ for (const mode of ['hang', 'fail'] as const) {
     assert.equal(host.logs.filter((l) => l.includes('search embeddings')).length, 1);
   });
 }
+
+test('an endpoint that fails from the start: the tools\' vectors are not had, one log line, words rank', async () => {
+  const { host, model } = await start('fail', 150);
+  const offline = await startTestServer(writeSearchWorld({ search: { meaning: false } }).configFile);
+  started.push(offline);
+  assert.deepEqual((await search(host, 'make this text all capitals')).ids, (await search(offline, 'make this text all capitals')).ids);
+  await waitFor(() => host.logs.some((l) => l.includes('search embeddings')), 10_000, 'the log line');
+  const requests = model.requests;
+  assert.deepEqual((await search(host, 'holler this sentence')).ids, (await search(offline, 'holler this sentence')).ids);
+  assert.equal(model.requests, requests, 'left alone for a while');
+  const warned = host.logs.filter((l) => l.includes('search embeddings'));
+  assert.equal(warned.length, 1);
+  assert.match(warned[0], /HTTP 500/);
+  assert.ok(!warned[0].includes(KEY));
+});

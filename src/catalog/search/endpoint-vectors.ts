@@ -112,11 +112,15 @@ export class EndpointVectors {
     if (this.todo.length > 0 && !this.filling && !this.resting()) this.startFill();
   }
 
-  /** The request's unit vector, or undefined when the endpoint fails or misses the deadline. */
+  /**
+   * The request's unit vector, or undefined when the endpoint fails or misses
+   * the deadline, or while tools' vectors are still missing (the ranking could
+   * not be used: no search waits for nothing).
+   */
   async queryVector(query: string): Promise<Float32Array | undefined> {
     const known = this.queries.get(query);
     if (known !== undefined) return known;
-    if (this.resting()) return undefined;
+    if (this.resting() || this.matrix === undefined || this.filling || this.todo.length > 0) return undefined;
     try {
       const [v] = await embed(this.options.endpoint, [query], this.options.queryTimeoutMs);
       this.answered();
