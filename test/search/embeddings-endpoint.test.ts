@@ -57,6 +57,7 @@ test('the endpoint ranks once every tool has its vector; vectors are asked for o
   await host.running.host.search.whenReady();
   assert.ok(!model.texts.includes('holler this sentence'));
   assert.equal(model.texts.length, tools, 'one text per tool');
+  assert.equal(host.running.host.search.endpointStats()?.vectors, tools, 'held by content');
 
   assert.equal((await search(host, 'holler this sentence')).ids[0], 'openwop:text.uppercase');
   const asked = model.texts.length;

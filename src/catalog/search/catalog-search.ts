@@ -137,7 +137,7 @@ export class CatalogSearch {
     return index.search(query, limit, filter, embedded === undefined ? undefined : this.endpoint.ranking(embedded));
   }
 
-  /** The embeddings endpoint's vectors held, if one is configured (tests and the docs' memory figures). */
+  /** The embeddings endpoint's vectors held by content, and their bytes, if one is configured. */
   endpointStats(): { vectors: number; bytes: number } | undefined {
     return this.endpoint?.stats();
   }

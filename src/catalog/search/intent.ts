@@ -4,7 +4,9 @@
 // wants a tool that reads, not one that submits, deletes or sends; the words
 // alone cannot tell "list reviews" from "submit review" when both hold
 // "review". A request that says an action that changes something ("add",
-// "delete", "send", ...) states no such intent.
+// "delete", "send", ...) states no such intent. The other way round, a
+// request that opens with such a verb ("comment on the issue") wants a tool
+// that changes something, not the listing that shares its words.
 import { words } from './text.js';
 
 /** Words that open a question or a request to see. */
