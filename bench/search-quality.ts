@@ -3,6 +3,7 @@
 // ranking, plain BM25 and each signal alone.
 //
 //   node --import tsx bench/search-quality.ts [--verbose] [--rankers toolhost,bm25,...] [--round-1]
+//     [--embeddings URL --embeddings-model NAME [--embeddings-key-env VAR] [--embeddings-weight W]]
 //
 // The tasks of bench/search-tasks/*.json (requests as users put them to an
 // agent, each with the tool(s) that solve it) run against the catalogs of
@@ -13,6 +14,8 @@
 // tuning and the held-out split (bench/search-split.ts). Deterministic: the
 // same catalogs give the same figures on every run. Prints Markdown tables
 // and one JSON line; `--verbose` prints every task whose tool is not first.
+// `--embeddings` ranks with an OpenAI-compatible embeddings endpoint (a local
+// model server) as well: `toolhost` then fuses it, `endpoint` is it alone.
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +42,7 @@ interface Tally {
   rr: number;
 }
 
-type Ranker = (tenant: string, query: string) => string[];
+type Ranker = (tenant: string, query: string) => string[] | Promise<string[]>;
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
@@ -68,6 +71,18 @@ const VARIANTS: Record<string, CatalogSearchOptions> = {
   'no-prior': { signals: ['terms', 'meaning'] },
 };
 
+/** The operator's endpoint, when measured: `toolhost` and `endpoint` rank with it. */
+function embeddingsOption(): CatalogSearchOptions {
+  const url = arg('--embeddings');
+  if (url === undefined) return {};
+  const keyEnv = arg('--embeddings-key-env');
+  const apiKey = keyEnv === undefined ? undefined : process.env[keyEnv];
+  const endpoint = { url, model: arg('--embeddings-model') ?? 'default', ...(apiKey !== undefined ? { apiKey } : {}) };
+  return { embeddings: { endpoint, queryTimeoutMs: 10_000, weight: Number(arg('--embeddings-weight') ?? 1), log: (_level, message) => console.error(message) } };
+}
+const withEndpoint = embeddingsOption();
+VARIANTS.endpoint = { signals: ['meaning'], ...withEndpoint };
+
 /** `fusion:meaning=0.3/named=2`: toolhost with other fusion weights (tried on the tuning tasks only). */
 function fusionVariant(name: string): CatalogSearchOptions {
   const fusion = Object.fromEntries(name.slice('fusion:'.length).split('/').map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]));
@@ -76,7 +91,7 @@ function fusionVariant(name: string): CatalogSearchOptions {
 
 const store = await benchStore();
 const vectors = loadWordVectors();
-const toolhost = new CatalogSearch(store, { wordVectors: () => vectors });
+const toolhost = new CatalogSearch(store, { wordVectors: () => vectors, ...withEndpoint });
 const snapshot = store.current();
 const names = (arg('--rankers') ?? 'toolhost,bm25').split(',');
 const rankers = new Map<string, Ranker>();
@@ -90,17 +105,22 @@ for (const name of names) {
       return index.search(query, 10);
     });
   } else {
-    const options = name.startsWith('fusion:') ? fusionVariant(name) : VARIANTS[name];
+    const options = name.startsWith('fusion:') ? { ...fusionVariant(name), ...withEndpoint } : VARIANTS[name];
     if (options === undefined) throw new Error(`unknown ranker ${name}: one of bm25, ${Object.keys(VARIANTS).join(', ')}`);
     const search = name === 'toolhost' ? toolhost : new CatalogSearch(store, { wordVectors: () => vectors, ...options });
     searches.push(search);
-    rankers.set(name, (tenant, query) => {
+    rankers.set(name, async (tenant, query) => {
       const caller: Caller = { tenant, scopes: new Set() };
-      return search.search(caller, query, 10).hits.map((h) => h.entry.tool.descriptor.toolId);
+      return (await search.searchAwaiting(caller, query, 10)).hits.map((h) => h.entry.tool.descriptor.toolId);
     });
   }
 }
 await Promise.all([toolhost, ...searches].map((s) => s.whenReady()));
+// The endpoint is asked for the tools' vectors on a first search; then every tool has one.
+if (withEndpoint.embeddings !== undefined) {
+  for (const s of [toolhost, ...searches]) await s.searchAwaiting({ tenant: 'all', scopes: new Set() }, 'warm up', 1);
+  await Promise.all([toolhost, ...searches].map((s) => s.whenReady()));
+}
 
 const ids = new Set(snapshot.entries.map((e) => e.tool.descriptor.toolId));
 const tallies = new Map<string, Tally>();
@@ -119,7 +139,7 @@ for (const file of taskFiles()) {
     const part = splitOf(task, roundOne ? 3 : 2);
     for (const [name, rank] of rankers) {
       for (const tenant of roundOne ? ['all'] : [own, 'all']) {
-        const hits = rank(tenant, task);
+        const hits = await rank(tenant, task);
         const r = hits.findIndex((h) => expected.includes(h)) + 1;
         const where = tenant === 'all' ? 'all-in-one' : 'alone';
         count(`${name}\t${file.catalog}\t${where}\t${part}`, r);
@@ -148,7 +168,8 @@ const all: Caller = { tenant: 'all', scopes: new Set() };
 const view = snapshot.viewFor(all);
 const listBytes = (compact: boolean): number => Buffer.byteLength(JSON.stringify({ tools: view.entries.map((e) => toMcpTool(e, view.mcpNames.byToolId.get(e.tool.descriptor.toolId)!, compact)) }));
 const principal = { ...all, id: 'bench', kind: 'api-key' } as unknown as Principal;
-const answers = taskFiles().flatMap((f) => f.tasks).map((t) => Buffer.byteLength(JSON.stringify(searchTools(toolhost, snapshot, principal, { query: t.task, limit: 5 }))));
+const answers: number[] = [];
+for (const t of taskFiles().flatMap((f) => f.tasks)) answers.push(Buffer.byteLength(JSON.stringify(await searchTools(toolhost, snapshot, principal, { query: t.task, limit: 5 }))));
 const tokenFigures = {
   tools: view.entries.length,
   listStandardBytes: listBytes(false),

@@ -39,6 +39,24 @@ const tenantSchema = Type.Object(
 );
 export type TenantConfig = Static<typeof tenantSchema>;
 
+/** An OpenAI-compatible `POST /v1/embeddings` (a local model server, say) that search ranks by meaning with, when it answers. */
+const searchEmbeddingsSchema = Type.Object(
+  {
+    /** The endpoint's full URL, e.g. `http://127.0.0.1:8080/v1/embeddings`. */
+    url: Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2048 }),
+    /** The `model` sent with each request. */
+    model: Type.String({ minLength: 1, maxLength: 256 }),
+    /** The bearer key, if the endpoint wants one: `{ env: NAME }` or `{ file: path }`, never the key itself. */
+    apiKey: Type.Optional(secretRefSchema),
+    /** How long a search waits for its request's vector before it ranks without (default 300 ms). */
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 10, maximum: 10_000 })),
+    /** The endpoint's ranking's weight in the fusion, the term index's being 1 (default 1). */
+    weight: Type.Optional(Type.Number({ minimum: 0, maximum: 4 })),
+  },
+  CLOSED,
+);
+export type SearchEmbeddingsConfig = Static<typeof searchEmbeddingsSchema>;
+
 /** Tool search (GET /tool-search, the MCP search mode). */
 const searchSchema = Type.Object(
   {
@@ -48,6 +66,8 @@ const searchSchema = Type.Object(
     maxIndexes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
     /** Rank by meaning as well as by words, with the word vectors of the installed vector package (default true; loaded on the first search). */
     meaning: Type.Optional(Type.Boolean()),
+    /** An embeddings endpoint ranking by meaning in place of the word vectors while it answers (never required). */
+    embeddings: Type.Optional(searchEmbeddingsSchema),
   },
   CLOSED,
 );

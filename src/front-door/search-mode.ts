@@ -90,10 +90,10 @@ function searchArguments(args: Record<string, unknown>): { query: string; limit:
 }
 
 /** search_tools: the caller's matching tools as a model needs them to call one. */
-export function searchTools(search: CatalogSearch, snapshot: CatalogSnapshot, principal: Principal, args: Record<string, unknown>, items?: ItemsSnapshot): CallToolResult {
+export async function searchTools(search: CatalogSearch, snapshot: CatalogSnapshot, principal: Principal, args: Record<string, unknown>, items?: ItemsSnapshot): Promise<CallToolResult> {
   const { query, limit, filter } = searchArguments(args);
   const view: CallerView = snapshot.viewFor(principal);
-  const { hits, total } = search.search(principal, query, limit, filter, snapshot);
+  const { hits, total } = await search.searchAwaiting(principal, query, limit, filter, snapshot);
   const names = view.mcpNames.byToolId;
   const tools = hits.map(({ entry }) => {
     const t = toMcpTool(entry, names.get(entry.tool.descriptor.toolId)!, true);

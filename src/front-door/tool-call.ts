@@ -58,11 +58,11 @@ export interface ToolCallSession {
 }
 
 /** In search mode: the answer of search_tools or list_sources, or the inner call of call_tool; otherwise the params as they are. */
-function searchModeStep(s: ToolCallSession, principal: Principal, params: CallParams): { result: CallToolResult } | { params: CallParams } {
+async function searchModeStep(s: ToolCallSession, principal: Principal, params: CallParams): Promise<{ result: CallToolResult } | { params: CallParams }> {
   const search = s.search;
   if (search === undefined || (params.name !== SEARCH_TOOL && params.name !== CALL_TOOL && params.name !== LIST_SOURCES_TOOL)) return { params };
   try {
-    if (params.name === SEARCH_TOOL) return { result: searchTools(search, s.deps.store.current(), principal, params.arguments ?? {}, s.deps.items?.store.current()) };
+    if (params.name === SEARCH_TOOL) return { result: await searchTools(search, s.deps.store.current(), principal, params.arguments ?? {}, s.deps.items?.store.current()) };
     if (params.name === LIST_SOURCES_TOOL) return { result: listSources(s.deps.store.current(), principal, params.arguments ?? {}) };
     // call_tool: the inner call takes exactly the path of a direct tools/call.
     return { params: innerCall(params.arguments ?? {}) };
@@ -100,7 +100,7 @@ export function toolCallHandler(s: ToolCallSession): (request: unknown, extra: E
   return async (raw, extra) => {
     // The SDK has checked the params against CallToolRequest by now.
     const caller = callerOf(extra);
-    const step = searchModeStep(s, caller.principal, (raw as { params: CallParams }).params);
+    const step = await searchModeStep(s, caller.principal, (raw as { params: CallParams }).params);
     if ('result' in step) return step.result;
     // The call was counted against its principal's cap when its request came in (mcp-route.ts).
     if (s.session() === undefined) throw protocolError(ErrorCode.ConnectionClosed, 'session closed');

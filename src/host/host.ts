@@ -13,8 +13,8 @@ import type { HostAuthenticator } from '../auth/authenticator.js';
 import { setUpAuth, type AuthRuntime } from '../auth/setup.js';
 import { RedisConnection } from '../auth/redis-connection.js';
 import { readSecretRef, SecretRefError } from '../util/secret-ref.js';
-import { CatalogSearch } from '../catalog/search/catalog-search.js';
-import { loadWordVectors } from '../catalog/search/word-vectors.js';
+import type { CatalogSearch } from '../catalog/search/catalog-search.js';
+import { startSearch } from './search-setup.js';
 import { CatalogBuildError, CatalogStore } from '../catalog/store.js';
 import { itemDeps } from './resources-prompts.js';
 import { Policy } from '../classify/policy.js';
@@ -209,7 +209,7 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
 
   const policy = new Policy(config.policy);
   const store = catalogStore(loaded, sources, policy, ctx);
-  const search = new CatalogSearch(store, { synonyms: config.search?.synonyms, maxIndexes: config.search?.maxIndexes, ...(config.search?.meaning !== false ? { wordVectors: () => loadWordVectors() } : {}) });
+  const search = startSearch(loaded, store, env, logger);
   parts.add(() => search.close());
 
   const deadline = options.startDeadlineMs ?? 10_000;

@@ -72,7 +72,7 @@ export function registerSearchRoutes(app: FastifyInstance, deps: SearchRouteDeps
     const principal = await principalOf(request, deps.authenticator);
     const { query, limit, filter } = parseSearchRequest((request.query ?? {}) as Record<string, unknown>);
     const snapshot = deps.store.current();
-    const { hits, total } = deps.search.search(principal, query, limit, filter, snapshot);
+    const { hits, total } = await deps.search.searchAwaiting(principal, query, limit, filter, snapshot);
     const results = hits.map(({ entry, score }) => {
       const d = entry.tool.descriptor;
       const brief = entry.compactDescriptor;

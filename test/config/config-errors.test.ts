@@ -135,6 +135,16 @@ const cases: Case[] = [
     expect: [/toolpack\.yaml:5:5: \/tools\/0\/safetyTier: unknown key "safetyTier"/],
   },
   {
+    name: 'search embeddings: a URL that is not http(s), a key written in the file, a timeout out of range',
+    text: 'tenants:\n  acme: { tools: ["*"] }\nsearch:\n  embeddings:\n    url: "ftp://models.local/v1/embeddings"\n    model: m\n    apiKey: "sk-pasted-key"\n    timeoutMs: 0\n',
+    expect: [/toolhost\.yaml:5:\d+: \/search\/embeddings\/url: /, /toolhost\.yaml:7:\d+: \/search\/embeddings\/apiKey: /, /toolhost\.yaml:8:\d+: \/search\/embeddings\/timeoutMs: /],
+  },
+  {
+    name: 'search embeddings: the key\'s environment variable unset',
+    text: 'tenants:\n  acme: { tools: ["*"] }\nsearch:\n  embeddings: { url: "http://127.0.0.1:9/v1/embeddings", model: m, apiKey: { env: TOOLHOST_TEST_UNSET_EMBEDDINGS_KEY } }\n',
+    expect: [/toolhost\.yaml: search\.embeddings\.apiKey: environment variable TOOLHOST_TEST_UNSET_EMBEDDINGS_KEY is not set/],
+  },
+  {
     name: 'duplicate YAML key',
     text: 'tenants:\n  acme: { tools: ["*"] }\n  acme: { tools: [] }\n',
     expect: [/toolhost\.yaml:3:\d+: invalid YAML: Map keys must be unique/],

@@ -1,6 +1,7 @@
 // Ranking signals beyond words, in-process on the real CatalogStore: a request
 // naming a product favours that product's source over another catalog with the
-// same words; a source filter keeps one source; word vectors find a tool that
+// same words; a source filter keeps one source; a request to read or to change
+// holds back the tools that do the other; word vectors find a tool that
 // shares no word with the request (and without them words alone rank); an
 // operation without a title is searched by one made from its method and path.
 import assert from 'node:assert/strict';
@@ -49,6 +50,9 @@ const pay = [
 const review = [
   { ...op('code', 'submitReview', 'Submit a review for a pull', 'Submits the reviews gotten on a pull.'), derived: { safetyTier: 'write' as const } },
   { ...op('code', 'listReviews', 'List reviews', 'Lists reviews.'), derived: { safetyTier: 'read' as const } },
+  // Two operations on comments: the listing one's words fit "comment on the issue" better.
+  { ...op('code', 'listIssueComments', 'List issue comments', 'Lists the comments on an issue.'), derived: { safetyTier: 'read' as const } },
+  { ...op('code', 'createComment', 'Create a comment', 'Adds a comment.'), derived: { safetyTier: 'write' as const } },
 ];
 
 const store = new CatalogStore({
@@ -83,6 +87,14 @@ test('a request that only asks to read holds back the tools known to change some
   assert.equal(ids(search, 'submit the reviews gotten on this pull')[0], 'connector:code.submitReview', 'a request to change something states no read intent');
   const wordsOnly = new CatalogSearch(store, { signals: ['terms'] });
   assert.equal(ids(wordsOnly, 'what reviews has this pull gotten')[0], 'connector:code.submitReview', 'the intent is what moves it');
+});
+
+test('a request that opens with a verb of change holds back the tools known only to read', () => {
+  const search = new CatalogSearch(store);
+  assert.equal(ids(search, 'comment on the issue')[0], 'connector:code.createComment');
+  assert.equal(ids(search, 'what comments are on the issue')[0], 'connector:code.listIssueComments', 'a question states no change');
+  const wordsOnly = new CatalogSearch(store, { signals: ['terms'] });
+  assert.equal(ids(wordsOnly, 'comment on the issue')[0], 'connector:code.listIssueComments', 'the intent is what moves it');
 });
 
 /** Hand-made vectors: "money" and "back" lie near "refund"; "remove" near "delete". */

@@ -13,6 +13,7 @@
 // Results, scores and totals are the same whatever tools other tenants have.
 import type { CallerView, CatalogSnapshot } from '../snapshot.js';
 import type { CatalogStore } from '../store.js';
+import { EndpointVectors, type EndpointVectorsOptions } from './endpoint-vectors.js';
 import type { Caller } from '../visibility.js';
 import { DEFAULT_SYNONYMS, Synonyms } from './text.js';
 import { ALL_SIGNALS, type IndexCounters, type Fusion, type IndexOptions, type SearchAnswer, type SearchFilter, type SearchSignal, ToolSearchIndex } from './tool-index.js';
@@ -34,6 +35,8 @@ export interface CatalogSearchOptions {
   wordVectors?: () => Promise<WordVectors | undefined>;
   /** Load the word vectors at once rather than on the first search (the benchmark measures a view ready with them). */
   preloadVectors?: boolean;
+  /** An operator's embeddings endpoint, ranking in place of the word vectors while it answers (endpoint-vectors.ts). */
+  embeddings?: EndpointVectorsOptions;
 }
 
 export const DEFAULT_MAX_INDEXES = 16;
@@ -60,6 +63,7 @@ export class CatalogSearch {
   private followed: CatalogSnapshot;
   private vectorsLoaded: Promise<void> | undefined;
   private readonly loadVectors: (() => Promise<WordVectors | undefined>) | undefined;
+  private readonly endpoint: EndpointVectors | undefined;
 
   constructor(
     private readonly store: CatalogStore,
@@ -71,6 +75,7 @@ export class CatalogSearch {
     this.indexOptions = { signals, ...(options.fusion !== undefined ? { fusion: options.fusion } : {}) };
     this.loadVectors = signals.includes('meaning') ? options.wordVectors : undefined;
     this.table = new ToolTable();
+    this.endpoint = options.embeddings === undefined || !signals.includes('meaning') ? undefined : new EndpointVectors(this.table, options.embeddings);
     this.followed = store.current();
     this.table.follow(this.followed.entries);
     this.stopFollowing = store.onSwap((next) => this.follow(next));
@@ -100,6 +105,10 @@ export class CatalogSearch {
   async whenReady(): Promise<void> {
     await this.vectorsLoading();
     await this.table.whenIdle();
+    if (this.endpoint !== undefined) {
+      this.endpoint.follow();
+      await this.endpoint.whenIdle();
+    }
   }
 
   /** Word vectors in use, if any: their count of words (for health and the docs' memory figures). */
@@ -107,11 +116,30 @@ export class CatalogSearch {
     return this.table.wordVectors?.size ?? 0;
   }
 
-  /** The caller's visible tools that match `query`, best first. */
-  search(caller: Caller, query: string, limit: number, filter?: SearchFilter, snapshot: CatalogSnapshot = this.store.current()): SearchAnswer {
+  /**
+   * The caller's visible tools that match `query`, best first, ranked by the
+   * embeddings endpoint's vectors as well when one is configured: its vector
+   * of the request is awaited up to its deadline, else the offline ranking answers.
+   */
+  async searchAwaiting(caller: Caller, query: string, limit: number, filter?: SearchFilter, snapshot: CatalogSnapshot = this.store.current()): Promise<SearchAnswer> {
+    const embedded = this.endpoint === undefined ? undefined : await this.endpoint.queryVector(query);
+    return this.search(caller, query, limit, filter, snapshot, embedded);
+  }
+
+  /** The caller's visible tools that match `query`, best first; `embedded` is the request's vector from the embeddings endpoint. */
+  search(caller: Caller, query: string, limit: number, filter?: SearchFilter, snapshot: CatalogSnapshot = this.store.current(), embedded?: Float32Array): SearchAnswer {
     void this.vectorsLoading();
     if (snapshot !== this.followed) this.follow(snapshot);
-    return this.indexFor(snapshot.viewFor(caller), caller).search(query, limit, filter);
+    const index = this.indexFor(snapshot.viewFor(caller), caller);
+    if (this.endpoint === undefined) return index.search(query, limit, filter);
+    this.table.finish();
+    this.endpoint.follow();
+    return index.search(query, limit, filter, embedded === undefined ? undefined : this.endpoint.ranking(embedded));
+  }
+
+  /** The embeddings endpoint's vectors held by content, and their bytes, if one is configured. */
+  endpointStats(): { vectors: number; bytes: number } | undefined {
+    return this.endpoint?.stats();
   }
 
   /** Index operations so far, over all indexes: tools that entered, left or changed in a view; and the tools the shared table filed. */
@@ -123,6 +151,7 @@ export class CatalogSearch {
     this.stopFollowing();
     this.slots.clear();
     this.table.close();
+    this.endpoint?.close();
   }
 
   private indexFor(view: CallerView, caller: Caller): ToolSearchIndex {

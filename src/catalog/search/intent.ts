@@ -4,7 +4,9 @@
 // wants a tool that reads, not one that submits, deletes or sends; the words
 // alone cannot tell "list reviews" from "submit review" when both hold
 // "review". A request that says an action that changes something ("add",
-// "delete", "send", ...) states no such intent.
+// "delete", "send", ...) states no such intent. The other way round, a
+// request that opens with such a verb ("comment on the issue") wants a tool
+// that changes something, not the listing that shares its words.
 import { words } from './text.js';
 
 /** Words that open a question or a request to see. */
@@ -18,6 +20,18 @@ const CHANGE_WORDS = new Set(
     'store put install uninstall suspend restore trigger run rerun retry schedule reply react subscribe unsubscribe'
   ).split(' '),
 );
+
+/** Verbs that open a request to make, send or change something ("comment on the issue", "add a label"). */
+const CHANGE_OPENERS = new Set(
+  'add create make delete remove drop erase destroy update edit change set rename send post publish share submit upload attach invite kick archive unarchive enable disable cancel close reopen lock unlock merge revoke block unblock follow unfollow star unstar pin unpin move transfer assign approve reject refund pay charge write replace mark mute join leave install uninstall suspend restore trigger rerun retry schedule reply react subscribe unsubscribe comment text email message tag label upvote'.split(' '),
+);
+
+/** True when the request opens with a verb of change (its first word, or the first after "please"): it wants a tool that changes something. */
+export function wantsToChange(query: string): boolean {
+  const all = words(query);
+  const first = all[0] === 'please' ? all[1] : all[0];
+  return first !== undefined && CHANGE_OPENERS.has(first);
+}
 
 /** True when the request only wants to read: it opens as a question or a request to see, and names no change. */
 export function wantsToRead(query: string): boolean {

@@ -44,9 +44,11 @@ export interface Fusion {
   minCosine: number;
   /** A tool known to change something has its fused score divided by this when the request only asks to read (intent.ts). */
   read: number;
+  /** A tool known only to read has its fused score divided by this when the request opens with a verb of change (intent.ts). */
+  change: number;
 }
 
-export const DEFAULT_FUSION: Fusion = { k: 20, terms: 1, perSource: 0.5, meaning: 0.25, named: 2, minCosine: 0.2, read: 2 };
+export const DEFAULT_FUSION: Fusion = { k: 20, terms: 1, perSource: 0.5, meaning: 0.25, named: 2, minCosine: 0.2, read: 2, change: 1.5 };
 
 export interface SearchHit {
   entry: ToolEntry;

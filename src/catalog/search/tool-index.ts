@@ -13,7 +13,8 @@ import { SAFETY_TIERS } from '../../contract/descriptor.js';
 import type { ToolEntry } from '../snapshot.js';
 import { SEARCH_FIELDS } from './documents.js';
 import type { Subset } from './inverted-index.js';
-import { wantsToRead } from './intent.js';
+import { wantsToChange, wantsToRead } from './intent.js';
+import type { ExtraRanking } from './endpoint-vectors.js';
 import { queryVector } from './meaning.js';
 import type { PreparedTool } from './prepared.js';
 import { type TermHits, termHits } from './term-ranking.js';
@@ -83,7 +84,8 @@ export class ToolSearchIndex implements Subset {
     this.version = this.table.version;
   }
 
-  search(query: string, limit: number, filter: SearchFilter = {}): SearchAnswer {
+  /** `extra`: the embeddings endpoint's ranking, fused in place of the word vectors' when it covers the view. */
+  search(query: string, limit: number, filter: SearchFilter = {}, extra?: ExtraRanking): SearchAnswer {
     this.table.finish();
     this.mark();
     if (this.size === 0) return { hits: [], total: 0 };
@@ -91,10 +93,11 @@ export class ToolSearchIndex implements Subset {
     const pass = this.filterOf(filter);
     const { signals } = this.options;
     const f = this.fusion;
-    const vectors = signals.includes('meaning') ? table.wordVectors : undefined;
-    const qv = vectors === undefined ? undefined : queryVector(vectors, query);
     const named = signals.includes('prior') ? table.sources.named(query, table.wordVectors) : new Set<number>();
     const idOf = (slot: number): string => table.slotIds[slot];
+    const byExtra = extra?.rank(this.member, table.terms.slots, isEmpty(filter) ? undefined : pass, new TopHits(FUSION_POOL, idOf));
+    const vectors = signals.includes('meaning') && byExtra === undefined ? table.wordVectors : undefined;
+    const qv = vectors === undefined ? undefined : queryVector(vectors, query);
     const byTerms: TermHits | undefined = signals.includes('terms')
       ? termHits({ index: table.terms, subset: this, synonyms: this.synonyms, idOf, origin: table.slotOrigin, pool: FUSION_POOL, perSourcePool: PER_SOURCE_POOL }, query, pass)
       : undefined;
@@ -107,20 +110,23 @@ export class ToolSearchIndex implements Subset {
       if (signals.includes('prior')) for (const top of byTerms.perSource.values()) for (let i = 0; i < top.count; i++) add(top.slots[i], f.perSource, i + 1);
     }
     if (byMeaning !== undefined) for (let i = 0; i < byMeaning.count; i++) add(byMeaning.slots[i], f.meaning, i + 1);
+    if (byExtra !== undefined) for (let i = 0; i < byExtra.count; i++) add(byExtra.slots[i], extra!.weight, i + 1);
     // A request only to read holds back the tools known to change something: a connector's tier comes from its HTTP method
     // (an MCP tool's, without the upstream's hints, is the policy's default, which says nothing).
     const changeFactor = signals.includes('prior') && f.read !== 1 && wantsToRead(query) ? 1 / f.read : 1;
+    const readFactor = signals.includes('prior') && f.change !== 1 && wantsToChange(query) ? 1 / f.change : 1;
     const readTier = TIER_RANK.get('read')!;
     const connector = SOURCE_CODE.get('connector')!;
     const top = new TopHits(limit, idOf);
     for (const [slot, score] of fused) {
       const changes = table.slotSource[slot] === connector && table.slotTier[slot] > readTier;
-      const prior = (named.has(table.slotOrigin[slot]) ? f.named : 1) * (changes ? changeFactor : 1);
+      const reads = table.slotSource[slot] === connector && table.slotTier[slot] <= readTier;
+      const prior = (named.has(table.slotOrigin[slot]) ? f.named : 1) * (changes ? changeFactor : reads ? readFactor : 1);
       top.offer(Math.round(score * prior * 1e6) / 1e2, slot);
     }
-    let extra = 0;
-    if (byMeaning !== undefined) for (let i = 0; i < byMeaning.count; i++) if (byTerms === undefined || !byTerms.matched(byMeaning.slots[i])) extra++;
-    return this.answer(top, (byTerms?.total ?? 0) + extra);
+    let more = 0;
+    for (const other of [byMeaning, byExtra]) if (other !== undefined) for (let i = 0; i < other.count; i++) if (byTerms === undefined || !byTerms.matched(other.slots[i])) more++;
+    return this.answer(top, (byTerms?.total ?? 0) + more);
   }
 
   private answer(top: TopHits, total: number): SearchAnswer {
