@@ -21,9 +21,15 @@ RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev --no-au
 
 # Run stage: no compilers, no dev dependencies, no sources.
 FROM node:20-slim
+# MALLOC_MMAP_THRESHOLD_: large buffers (a list body, its gzip and br) come
+# from mmap and go back to the system when freed; with glibc's sliding
+# threshold they end up in its heap, which does not shrink, and the RSS of a
+# host with 10,000 tools grew 9-11 % over 14 refreshes (docs/benchmarks.md,
+# "Memory across refreshes").
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    PORT=8080
+    PORT=8080 \
+    MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
