@@ -29,8 +29,6 @@ const CHUNK = 5;
 /** The end-to-end files each start several processes of their own: one file per process is no dearer. */
 const E2E_CHUNK = 1;
 const ALONE = new Set([
-  // Holds every libuv pool thread with blocked FIFO opens in a top-level before(): a root hook, which in a shared process would run before every other file's tests.
-  'test/connector/late-load.test.ts',
   // Starts, kills, freezes and resumes its Redis from top-level hooks and across tests; three replicas' timing decides its figures.
   'test/auth/shared-rate-limit.test.ts',
 ]);
