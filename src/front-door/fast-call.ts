@@ -39,13 +39,14 @@ export interface FrontDoorTransportOptions extends StreamableHTTPServerTransport
   fastCalls: boolean;
 }
 
+type MessageHandler = <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+
 export class FrontDoorTransport implements Transport {
   onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
   private readonly sdk: StreamableHTTPServerTransport;
-  private readonly fast = new Map<RequestId, CallStream>();
+  /** The answer streams of fast calls in flight (made at the first: most sessions are idle). */
+  private fast: Map<RequestId, CallStream> | undefined;
   private readonly fastCalls: boolean;
   private readonly hosts: readonly string[];
   private readonly dnsRebindingProtection: boolean;
@@ -54,19 +55,34 @@ export class FrontDoorTransport implements Transport {
   constructor(options: FrontDoorTransportOptions) {
     const { fastCalls, ...sdkOptions } = options;
     this.sdk = new StreamableHTTPServerTransport(sdkOptions);
-    this.sdk.onmessage = (message, extra) => this.onmessage?.(message, extra);
-    this.sdk.onerror = (error) => this.onerror?.(error);
     // A closing session also ends the streams of its fast calls, as the SDK ends its own.
     this.sdk.onclose = () => {
       this.closed = true;
-      for (const stream of this.fast.values()) stream.end();
-      this.fast.clear();
+      for (const stream of this.fast?.values() ?? []) stream.end();
+      this.fast?.clear();
       this.onclose?.();
     };
     this.hosts = options.allowedHosts ?? [];
     this.dnsRebindingProtection = options.enableDnsRebindingProtection ?? false;
     // allowedOrigins is checked by the SDK only; a transport that has them takes its road every time.
     this.fastCalls = fastCalls && (options.allowedOrigins ?? []).length === 0;
+  }
+
+  // What the SDK's transport receives and the errors it sees go to the session's Server as set here: no forwarding function per session.
+  get onmessage(): MessageHandler | undefined {
+    return this.sdk.onmessage;
+  }
+
+  set onmessage(handler: MessageHandler | undefined) {
+    this.sdk.onmessage = handler;
+  }
+
+  get onerror(): ((error: Error) => void) | undefined {
+    return this.sdk.onerror;
+  }
+
+  set onerror(handler: ((error: Error) => void) | undefined) {
+    this.sdk.onerror = handler;
   }
 
   get sessionId(): string | undefined {
@@ -90,12 +106,13 @@ export class FrontDoorTransport implements Transport {
     const call = this.fastCall(req, parsedBody);
     if (call === undefined) return this.sdk.handleRequest(req, res, parsedBody);
     const stream = new CallStream(res, this.sessionId!);
-    this.fast.set(call.id, stream);
+    const fast = (this.fast ??= new Map());
+    fast.set(call.id, stream);
     const done = new Promise<void>((resolve) => res.once('close', resolve));
     res.once('close', () => {
       // Gone before its answer: the answer finds no stream, as on the SDK's road.
-      if (this.fast.get(call.id) === stream) {
-        this.fast.delete(call.id);
+      if (fast.get(call.id) === stream) {
+        fast.delete(call.id);
         stream.drop();
       }
     });
@@ -105,16 +122,16 @@ export class FrontDoorTransport implements Transport {
 
   /** The call of request `id` has started (reached the invocation layer): a fast call's answer now streams. */
   callStarted(id: RequestId): void {
-    this.fast.get(id)?.start();
+    this.fast?.get(id)?.start();
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const answer = 'result' in message || 'error' in message;
     const id = answer ? (message as { id: RequestId }).id : options?.relatedRequestId;
-    const stream = id === undefined ? undefined : this.fast.get(id);
+    const stream = id === undefined ? undefined : this.fast?.get(id);
     if (stream === undefined) return this.sdk.send(message, options);
     if (!answer) return stream.event(message);
-    this.fast.delete(id!);
+    this.fast!.delete(id!);
     stream.end(message);
   }
 
@@ -136,7 +153,7 @@ export class FrontDoorTransport implements Transport {
     const version = h['mcp-protocol-version'];
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) return undefined;
     const parsed = JSONRPCMessageSchema.safeParse(body);
-    if (!parsed.success || !isJSONRPCRequest(parsed.data) || this.fast.has(parsed.data.id)) return undefined;
+    if (!parsed.success || !isJSONRPCRequest(parsed.data) || this.fast?.has(parsed.data.id) === true) return undefined;
     return parsed.data;
   }
 }
