@@ -1,7 +1,7 @@
 // The JSON Schema validator every session's SDK Server checks a client's
 // elicitation answers with (docs/mcp.md "Approval"; the SDK's
 // `jsonSchemaValidator` option). Left to itself the SDK builds one Ajv per
-// Server, most of what an idle session held (docs/benchmarks.md "Idle MCP
+// Server, most of what an idle session would hold (docs/benchmarks.md "Idle MCP
 // sessions"); here one Ajv, configured as the SDK's default, serves them all.
 // Ajv caches what it compiles by schema object, forever: a schema that is a
 // new object per request (an upstream's, relayed) would grow it without end,
