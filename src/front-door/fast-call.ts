@@ -22,8 +22,7 @@ import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOption
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
-  isJSONRPCRequest,
-  JSONRPCMessageSchema,
+  RELATED_TASK_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -31,6 +30,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { CallStream } from './call-stream.js';
+import { principalOnly } from './request-principal.js';
 
 export { HEADER_GRACE_MS } from './call-stream.js';
 
@@ -39,13 +39,14 @@ export interface FrontDoorTransportOptions extends StreamableHTTPServerTransport
   fastCalls: boolean;
 }
 
+type MessageHandler = <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+
 export class FrontDoorTransport implements Transport {
   onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
   private readonly sdk: StreamableHTTPServerTransport;
-  private readonly fast = new Map<RequestId, CallStream>();
+  /** The answer streams of fast calls in flight (made at the first: most sessions are idle). */
+  private fast: Map<RequestId, CallStream> | undefined;
   private readonly fastCalls: boolean;
   private readonly hosts: readonly string[];
   private readonly dnsRebindingProtection: boolean;
@@ -54,19 +55,34 @@ export class FrontDoorTransport implements Transport {
   constructor(options: FrontDoorTransportOptions) {
     const { fastCalls, ...sdkOptions } = options;
     this.sdk = new StreamableHTTPServerTransport(sdkOptions);
-    this.sdk.onmessage = (message, extra) => this.onmessage?.(message, extra);
-    this.sdk.onerror = (error) => this.onerror?.(error);
     // A closing session also ends the streams of its fast calls, as the SDK ends its own.
     this.sdk.onclose = () => {
       this.closed = true;
-      for (const stream of this.fast.values()) stream.end();
-      this.fast.clear();
+      for (const stream of this.fast?.values() ?? []) stream.end();
+      this.fast?.clear();
       this.onclose?.();
     };
     this.hosts = options.allowedHosts ?? [];
     this.dnsRebindingProtection = options.enableDnsRebindingProtection ?? false;
     // allowedOrigins is checked by the SDK only; a transport that has them takes its road every time.
     this.fastCalls = fastCalls && (options.allowedOrigins ?? []).length === 0;
+  }
+
+  // What the SDK's transport receives and the errors it sees go to the session's Server as set here: no forwarding function per session.
+  get onmessage(): MessageHandler | undefined {
+    return this.sdk.onmessage;
+  }
+
+  set onmessage(handler: MessageHandler | undefined) {
+    this.sdk.onmessage = handler;
+  }
+
+  get onerror(): ((error: Error) => void) | undefined {
+    return this.sdk.onerror;
+  }
+
+  set onerror(handler: ((error: Error) => void) | undefined) {
+    this.sdk.onerror = handler;
   }
 
   get sessionId(): string | undefined {
@@ -90,31 +106,37 @@ export class FrontDoorTransport implements Transport {
     const call = this.fastCall(req, parsedBody);
     if (call === undefined) return this.sdk.handleRequest(req, res, parsedBody);
     const stream = new CallStream(res, this.sessionId!);
-    this.fast.set(call.id, stream);
+    const fast = (this.fast ??= new Map());
+    fast.set(call.id, stream);
     const done = new Promise<void>((resolve) => res.once('close', resolve));
+    // The SDK cancels a request by its id, and not one whose id is 0: such a call keeps the request's own disconnect signal.
+    const cancellable = call.id !== 0 && call.id !== '';
     res.once('close', () => {
-      // Gone before its answer: the answer finds no stream, as on the SDK's road.
-      if (this.fast.get(call.id) === stream) {
-        this.fast.delete(call.id);
+      // Gone before its answer: the call is cancelled (as a client's notifications/cancelled would), and its answer finds no stream, as on the SDK's road.
+      if (fast.get(call.id) === stream) {
+        fast.delete(call.id);
         stream.drop();
+        if (cancellable) this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id, reason: 'the client disconnected' } });
       }
     });
-    this.onmessage?.(call, { authInfo: req.auth, requestInfo: requestInfoOf(req) });
+    // What the handlers read of the request: its principal (request-principal.ts); the headers and URL (requestInfo) no handler of a call reads.
+    const auth = req.auth === undefined || !cancellable ? req.auth : principalOnly(req.auth);
+    this.onmessage?.(call, { authInfo: auth });
     await done;
   }
 
   /** The call of request `id` has started (reached the invocation layer): a fast call's answer now streams. */
   callStarted(id: RequestId): void {
-    this.fast.get(id)?.start();
+    this.fast?.get(id)?.start();
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const answer = 'result' in message || 'error' in message;
     const id = answer ? (message as { id: RequestId }).id : options?.relatedRequestId;
-    const stream = id === undefined ? undefined : this.fast.get(id);
+    const stream = id === undefined ? undefined : this.fast?.get(id);
     if (stream === undefined) return this.sdk.send(message, options);
     if (!answer) return stream.event(message);
-    this.fast.delete(id!);
+    this.fast!.delete(id!);
     stream.end(message);
   }
 
@@ -126,7 +148,8 @@ export class FrontDoorTransport implements Transport {
    */
   private fastCall(req: IncomingMessage, body: unknown): JSONRPCRequest | undefined {
     if (!this.fastCalls || this.closed || req.method !== 'POST') return undefined;
-    if (typeof body !== 'object' || body === null || Array.isArray(body) || (body as { method?: unknown }).method !== 'tools/call') return undefined;
+    const call = toolsCallRequest(body);
+    if (call === undefined) return undefined;
     const h = req.headers;
     if (this.sessionId === undefined || h['mcp-session-id'] !== this.sessionId) return undefined;
     if (this.dnsRebindingProtection && this.hosts.length > 0 && !this.hosts.includes(h.host ?? '')) return undefined;
@@ -135,15 +158,34 @@ export class FrontDoorTransport implements Transport {
     if (!isJsonContentType(h['content-type'] ?? null)) return undefined;
     const version = h['mcp-protocol-version'];
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) return undefined;
-    const parsed = JSONRPCMessageSchema.safeParse(body);
-    if (!parsed.success || !isJSONRPCRequest(parsed.data) || this.fast.has(parsed.data.id)) return undefined;
-    return parsed.data;
+    if (this.fast?.has(call.id) === true) return undefined;
+    return call;
   }
 }
 
-/** What the SDK's road tells a handler of the HTTP request a message came in. */
-function requestInfoOf(req: IncomingMessage): MessageExtraInfo['requestInfo'] {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  return { headers, url: new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`) };
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRequestId = (v: unknown): boolean => typeof v === 'string' || Number.isSafeInteger(v);
+
+/**
+ * The body as one JSON-RPC tools/call request, or undefined: checked once,
+ * in place, as the SDK's JSONRPCRequestSchema would accept it (exactly the
+ * keys jsonrpc "2.0", id, method, params; an id that is a string or an
+ * integer; params an object whose `_meta`, if any, is an object with a
+ * valid progressToken). What it is unsure of (a task's related-task key) is
+ * left to the SDK's road, which judges it as before
+ * (test/front-door/fast-call.test.ts sends both roads the same bodies).
+ */
+export function toolsCallRequest(body: unknown): JSONRPCRequest | undefined {
+  if (!isPlainObject(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0' || !isRequestId(body.id)) return undefined;
+  for (const key in body) if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return undefined;
+  const params = body.params;
+  if (params !== undefined) {
+    if (!isPlainObject(params)) return undefined;
+    const meta = params._meta;
+    if (meta !== undefined) {
+      if (!isPlainObject(meta) || RELATED_TASK_META_KEY in meta) return undefined;
+      if (meta.progressToken !== undefined && !isRequestId(meta.progressToken)) return undefined;
+    }
+  }
+  return body as JSONRPCRequest;
 }

@@ -23,6 +23,9 @@ import type { McpSession, SessionTransport } from './sessions.js';
 
 const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
 
+/** Names a session of a single replica; made once, so a session's transport holds nothing of the request that opened it. */
+const unsignedId = (): string => randomUUID();
+
 /** The request, handed to a session's transport: the answer is the transport's to write. */
 async function handOver(parts: FrontDoorParts, request: FastifyRequest, reply: FastifyReply, principal: Principal, transport: SessionTransport): Promise<FastifyReply> {
   const tracing = parts.options.tracing ?? DISABLED_TRACING;
@@ -45,7 +48,7 @@ async function initialize(parts: FrontDoorParts, request: FastifyRequest, reply:
   try {
     // Signed before the SDK asks for it: its id generator cannot wait.
     const signedId = await replicas?.newId(identity, request.body, choice);
-    const newId = signedId === undefined ? () => randomUUID() : () => signedId;
+    const newId = signedId === undefined ? unsignedId : () => signedId;
     transport = (await openSession(parts, request, { principal, identity, choice, newId, slot })).transport;
     return await handOver(parts, request, reply, principal, transport);
   } finally {

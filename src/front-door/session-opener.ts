@@ -21,6 +21,17 @@ function loopbackHosts(request: FastifyRequest): string[] {
   return port === undefined ? [] : [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
 }
 
+/** The accepted Host values of each front door's sessions, one array they all share (the transports only read it). */
+const sharedHosts = new WeakMap<FrontDoorParts, string[]>();
+
+function allowedHosts(parts: FrontDoorParts, request: FastifyRequest): string[] {
+  const hosts = [...loopbackHosts(request), ...(parts.options.allowedHosts ?? [])];
+  const shared = sharedHosts.get(parts);
+  if (shared !== undefined && shared.length === hosts.length && shared.every((h, i) => h === hosts[i])) return shared;
+  sharedHosts.set(parts, hosts);
+  return hosts;
+}
+
 export interface SessionOpening {
   principal: Principal;
   identity: string;
@@ -35,22 +46,25 @@ export interface SessionOpening {
 
 /** A new Server and transport; the session too when it was restored (a new one registers at its initialize). */
 export async function openSession(parts: FrontDoorParts, request: FastifyRequest, opening: SessionOpening): Promise<{ transport: FrontDoorTransport; session?: McpSession }> {
-  const { principal, identity, choice } = opening;
+  const { principal, identity, choice, slot } = opening;
+  const { sessions } = parts;
+  const compact = choice.compact;
   let opened: McpSession | undefined;
   const transport = new FrontDoorTransport({
     fastCalls: parts.options.fastCalls ?? true,
     sessionIdGenerator: opening.newId,
     enableDnsRebindingProtection: true,
-    allowedHosts: [...loopbackHosts(request), ...(parts.options.allowedHosts ?? [])],
+    allowedHosts: allowedHosts(parts, request),
     onsessioninitialized: (id) => {
-      opened = { id, identity, principal, server, transport, compact: choice.compact, lastSeen: Date.now(), calls: 0 };
-      parts.sessions.add(opened, opening.slot);
+      opened = { id, identity, principal, server, transport, compact, lastSeen: Date.now(), calls: 0 };
+      sessions.add(opened, slot);
     },
   });
   const server = buildServer(parts, { choice, principal, session: () => opened, transport });
+  const items = parts.items;
   transport.onclose = () => {
-    parts.items?.forget(server);
-    if (transport.sessionId) parts.sessions.remove(transport.sessionId);
+    items?.forget(server);
+    if (transport.sessionId) sessions.remove(transport.sessionId);
   };
   await server.connect(transport);
   if (opening.restored !== undefined) await restoreInitialized(transport, opening.restored.id, opening.restored.state);

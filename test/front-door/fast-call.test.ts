@@ -148,6 +148,29 @@ describe('tools/call on the fast road answers the bytes of the SDK transport', (
     assert.equal(normalized(a, fast.session), normalized(b, sdk.session));
   });
 
+  it('a body is judged as the SDK judges a JSON-RPC request: what it would refuse or doubt takes its road, with its bytes', { timeout: 30_000 }, async () => {
+    const call = { name: 'openwop:t.upper', arguments: { text: 'x' } };
+    const cases: Array<[unknown, 'fast' | 'sdk']> = [
+      [{ jsonrpc: '2.0', id: 'call-a', method: 'tools/call', params: call }, 'fast'],
+      [{ jsonrpc: '2.0', id: 40, method: 'tools/call', params: { ...call, _meta: { progressToken: 7, other: true } } }, 'fast'],
+      [{ jsonrpc: '2.0', id: 41, method: 'tools/call', params: call, extra: 1 }, 'sdk'],
+      [{ jsonrpc: '2.0', id: 4.5, method: 'tools/call', params: call }, 'sdk'],
+      [{ jsonrpc: '2.0', id: null, method: 'tools/call', params: call }, 'sdk'],
+      [{ jsonrpc: '1.0', id: 42, method: 'tools/call', params: call }, 'sdk'],
+      [{ jsonrpc: '2.0', id: 43, method: 'tools/call', params: [call] }, 'sdk'],
+      [{ jsonrpc: '2.0', id: 44, method: 'tools/call', params: { ...call, _meta: { progressToken: 1.5 } } }, 'sdk'],
+      [{ jsonrpc: '2.0', id: 45, method: 'tools/call', params: { ...call, _meta: 'm' } }, 'sdk'],
+      [{ jsonrpc: '2.0', id: 46, method: 'tools/call', params: { ...call, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't' } } } }, 'sdk'],
+    ];
+    for (const [body, road] of cases) {
+      const before = sdkRequests;
+      const a = await exchange(fast.port, body, fast.session);
+      assert.equal(sdkRequests - before, road === 'fast' ? 0 : 1, `${JSON.stringify(body)} took the wrong road`);
+      const b = await exchange(sdk.port, body, sdk.session);
+      assert.equal(normalized(a, fast.session), normalized(b, sdk.session), JSON.stringify(body));
+    }
+  });
+
   it('any text argument: the same bytes on both roads', async () => {
     let id = 100;
     await fc.assert(
