@@ -76,7 +76,8 @@ import { sqliteConfigChanges, type ConfigChangeStore } from '../config-changes.j
 import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } from '../event-types.js';
 import { GroupCommitQueue, type GroupCommitStats, type PendingAppend } from './group-commit.js';
 import { classifyFailure, FileIdentity, WriteGuard, type AppendFailure, type EventLogHealth } from '../log-health.js';
-import { BUSY_TIMEOUT_MS, openDatabase, prepareStatements, type EventRow, type Statements } from './schema.js';
+import { BUSY_TIMEOUT_MS, clearUnordered, openDatabase, prepareStatements, type EventRow, type Statements } from './schema.js';
+import { pruneOlderThan } from './prune-by-age.js';
 import { EventStoreOpenError, type AppendOptions, type EventStore } from '../store.js';
 import { checkOptions, type EventLogOptions } from '../log-options.js';
 import { Subscribers } from '../subscribers.js';
@@ -129,6 +130,8 @@ export class EventLog implements EventStore {
     private readonly options: EventLogOptions,
     /** This log's identity (see the head of this file). */
     readonly logId: string,
+    /** The last id whose row may be out of time order (schema.ts "Time order"); undefined once none is left. */
+    private unorderedThrough: number | undefined,
     identity: FileIdentity | undefined,
     walFile: string | undefined,
   ) {
@@ -168,9 +171,9 @@ export class EventLog implements EventStore {
       throw new EventStoreOpenError(`${file}: the event log does not exist and events.createIfMissing is false (a deleted log would restart every stream at sequence 0)`);
     }
     if (onDisk) mkdirSync(dirname(file), { recursive: true });
-    const { db, logId } = openDatabase(file);
+    const { db, logId, unorderedThrough } = openDatabase(file);
     try {
-      return new EventLog(db, options, logId, onDisk ? new FileIdentity(file) : undefined, onDisk ? `${file}-wal` : undefined);
+      return new EventLog(db, options, logId, unorderedThrough, onDisk ? new FileIdentity(file) : undefined, onDisk ? `${file}-wal` : undefined);
     } catch (err) {
       db.close();
       throw err;
@@ -217,7 +220,7 @@ export class EventLog implements EventStore {
     if (lost) return refuseAll(lost);
     let stored: ToolEvent[][];
     try {
-      stored = this.insertGroup(group, new Date().toISOString());
+      stored = this.insertGroup(group);
     } catch (err) {
       return refuseAll(classifyFailure(err));
     }
@@ -343,8 +346,15 @@ export class EventLog implements EventStore {
     if (this.closed) return 0;
     let removed = 0;
     const { retentionDays, maxEvents } = this.options;
-    if (retentionDays !== undefined) removed += this.sql.pruneOlderThan.run(new Date(now - retentionDays * DAY_MS).toISOString()).changes;
+    if (retentionDays !== undefined) removed += pruneOlderThan(this.sql, new Date(now - retentionDays * DAY_MS).toISOString(), this.unorderedThrough);
     if (maxEvents !== undefined) removed += this.sql.pruneBeyondCount.run(maxEvents).changes;
+    if (this.unorderedThrough !== undefined && removed > 0) {
+      const { lo } = this.sql.idRange.get()!;
+      if (lo === null || lo > this.unorderedThrough) {
+        clearUnordered(this.db);
+        this.unorderedThrough = undefined;
+      }
+    }
     return removed;
   }
 
