@@ -28,6 +28,8 @@ import { Worker } from 'node:worker_threads';
 export const CHECKPOINT_FRAMES = 1000;
 /** How many WAL frames a commit of `events` writes, about (docs/benchmarks.md "The event log inside a call"). */
 const framesOf = (events: number) => 5 + events / 2;
+/** The longest commits are held for a checkpoint: a worker stuck on a slow disk must not stop the calls. */
+const HOLD_MS = 250;
 /** How long close() waits for the worker's last checkpoint before ending it. */
 const CLOSE_WAIT_MS = 10_000;
 
@@ -88,8 +90,8 @@ export class CheckpointWorker {
   private worker: Worker | undefined;
   private frames = 0;
   private inFlight = false;
-  /** Commits are held for the checkpoint in flight. */
-  private holding = false;
+  /** Commits are held for the checkpoint in flight; released at its answer or after HOLD_MS. */
+  private holding: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
   readonly stats: CheckpointStats = { checkpoints: 0, checkpointedFrames: 0, heldCheckpoints: 0 };
 
@@ -151,10 +153,11 @@ export class CheckpointWorker {
     this.inFlight = false;
     this.stats.checkpoints++;
     this.stats.checkpointedFrames += message.checkpointed;
-    if (this.holding) return this.releaseGate();
+    if (this.holding !== undefined) return this.releaseGate();
     if (message.log >= 2 * this.threshold && this.worker !== undefined && this.closing === undefined) {
       // Not started again since the last checkpoints: copy the rest with no commit beside it.
-      this.holding = true;
+      this.holding = setTimeout(() => this.releaseGate(), HOLD_MS);
+      this.holding.unref();
       this.gate.hold();
       this.inFlight = true;
       this.stats.heldCheckpoints++;
@@ -163,8 +166,9 @@ export class CheckpointWorker {
   }
 
   private releaseGate(): void {
-    if (!this.holding) return;
-    this.holding = false;
+    if (this.holding === undefined) return;
+    clearTimeout(this.holding);
+    this.holding = undefined;
     this.gate.release();
   }
 

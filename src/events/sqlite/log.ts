@@ -157,13 +157,6 @@ export class EventLog implements EventStore {
     // Every commit only writes; what `full` adds is the log's own fdatasync (see "Durability" above).
     db.pragma('synchronous = NORMAL');
     this.walSync = file !== undefined && options.synchronous !== 'normal' ? new WalSync(`${file}-wal`) : undefined;
-    if (file !== undefined && options.checkpoints !== 'inline') {
-      db.pragma('wal_autocheckpoint = 0');
-      // A burst the worker did not keep up with (its start, a slow disk) leaves no larger file behind once the WAL starts again.
-      const pageSize = db.pragma('page_size', { simple: true }) as number;
-      db.pragma(`journal_size_limit = ${4 * (options.checkpointFrames ?? CHECKPOINT_FRAMES) * pageSize}`);
-      this.checkpointer = new CheckpointWorker(file, (failure) => this.checkpointsFailed(failure), this.queue, options.checkpointFrames);
-    }
 
     if (options.retentionDays !== undefined || options.maxEvents !== undefined) {
       this.pruneNow();
@@ -178,6 +171,14 @@ export class EventLog implements EventStore {
     }
     this.checkTimer = setInterval(() => this.check(), options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS);
     this.checkTimer.unref();
+    // Last: nothing after it may throw and leave the thread behind.
+    if (file !== undefined && options.checkpoints !== 'inline') {
+      db.pragma('wal_autocheckpoint = 0');
+      // A burst the worker did not keep up with (its start, a slow disk) leaves no larger file behind once the WAL starts again.
+      const pageSize = db.pragma('page_size', { simple: true }) as number;
+      db.pragma(`journal_size_limit = ${4 * (options.checkpointFrames ?? CHECKPOINT_FRAMES) * pageSize}`);
+      this.checkpointer = new CheckpointWorker(file, (failure) => this.checkpointsFailed(failure), this.queue, options.checkpointFrames);
+    }
   }
 
   /** Opens (creating if needed) the log in `file`, then prunes by the retention options. */
