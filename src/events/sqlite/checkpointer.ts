@@ -46,16 +46,15 @@ try {
   failed(err);
 }
 parentPort.on('message', (message) => {
-  if (db === undefined) return;
   try {
-    if (message === 'checkpoint') {
-      const [row] = db.pragma('wal_checkpoint(PASSIVE)');
-      parentPort.postMessage({ op: 'checkpointed', busy: row.busy, log: row.log, checkpointed: row.checkpointed });
-    } else if (message === 'close') {
+    if (message === 'close') {
       // The last connection to close checkpoints the whole WAL (and removes it).
-      db.close();
+      if (db !== undefined) db.close();
       db = undefined;
       parentPort.close();
+    } else if (db !== undefined) {
+      const [row] = db.pragma('wal_checkpoint(PASSIVE)');
+      parentPort.postMessage({ op: 'checkpointed', busy: row.busy, log: row.log, checkpointed: row.checkpointed });
     }
   } catch (err) {
     failed(err);
