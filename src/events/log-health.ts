@@ -21,6 +21,12 @@ export interface EventLogHealth {
   since?: string;
   /** Appends refused since the log was opened. */
   failedAppends: number;
+  /**
+   * Present only when the SQLite log's checkpoint worker failed: WAL
+   * checkpoints run in the commits on the main thread since (slower commits,
+   * nothing lost), until the host restarts.
+   */
+  checkpoints?: { thread: 'main'; error: string; since: string };
   /** A log kept by a database server (PostgreSQL): where, and how its last probe went. Never the URL's credentials. */
   database?: DatabaseHealth;
 }

@@ -9,6 +9,10 @@ export type EventSynchronous = 'full' | 'normal';
 export interface EventLogOptions {
   /** `full` (default): the WAL is fdatasync'd before an append resolves; `normal`: synced only at checkpoints. */
   synchronous?: EventSynchronous;
+  /** Where WAL checkpoints run (sqlite/checkpointer.ts): `worker` (default), a thread with its own connection; `inline`, SQLite's own, in the commits. */
+  checkpoints?: 'worker' | 'inline';
+  /** WAL frames committed between two of the worker's checkpoints (default 1000, SQLite's own `wal_autocheckpoint`). */
+  checkpointFrames?: number;
   /** When queued appends are committed (group-commit.ts; default `immediate`). */
   groupTrigger?: GroupTrigger;
   /** Events older than this many days are pruned (at open and periodically). Unset: kept by age forever. */
@@ -28,7 +32,7 @@ export interface EventLogOptions {
 }
 
 export function checkOptions(options: EventLogOptions): void {
-  const { retentionDays, maxEvents, pruneIntervalMs, checkIntervalMs, synchronous, groupTrigger } = options;
+  const { retentionDays, maxEvents, pruneIntervalMs, checkIntervalMs, synchronous, groupTrigger, checkpoints, checkpointFrames } = options;
   if (retentionDays !== undefined && !(typeof retentionDays === 'number' && Number.isFinite(retentionDays) && retentionDays > 0)) {
     throw new RangeError('retentionDays must be a positive number');
   }
@@ -36,6 +40,8 @@ export function checkOptions(options: EventLogOptions): void {
   if (pruneIntervalMs !== undefined && !(Number.isSafeInteger(pruneIntervalMs) && pruneIntervalMs > 0)) throw new RangeError('pruneIntervalMs must be a positive integer');
   if (checkIntervalMs !== undefined && !(Number.isSafeInteger(checkIntervalMs) && checkIntervalMs > 0)) throw new RangeError('checkIntervalMs must be a positive integer');
   if (synchronous !== undefined && synchronous !== 'full' && synchronous !== 'normal') throw new RangeError('synchronous must be "full" or "normal"');
+  if (checkpointFrames !== undefined && !(Number.isSafeInteger(checkpointFrames) && checkpointFrames > 0)) throw new RangeError('checkpointFrames must be a positive integer');
+  if (checkpoints !== undefined && checkpoints !== 'worker' && checkpoints !== 'inline') throw new RangeError('checkpoints must be "worker" or "inline"');
   if (groupTrigger !== undefined && groupTrigger !== 'immediate' && groupTrigger !== 'microtask') throw new RangeError('groupTrigger must be "immediate" or "microtask"');
 }
 

@@ -178,11 +178,12 @@ test('retention: retentionDays drops events older than the window, at open and p
   let log = EventLog.open(file);
   for (let i = 0; i < 4; i++) await appendOne(log, opened(ACME, `s${i}`));
   log.close();
-  // Age two of them by rewriting their timestamps in the file itself.
+  // Age them by rewriting their timestamps in the file itself, in time order as the log keeps its rows.
   const db = new Database(file);
   const old = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
   db.prepare('UPDATE tool_events SET timestamp = ? WHERE session_id = ?').run(old(10), 's0');
-  db.prepare('UPDATE tool_events SET timestamp = ? WHERE session_id = ?').run(old(3), 's1');
+  db.prepare('UPDATE tool_events SET timestamp = ? WHERE session_id = ?').run(old(6), 's1');
+  db.prepare('UPDATE tool_events SET timestamp = ? WHERE session_id = ?').run(old(3), 's2');
   db.close();
 
   log = EventLog.open(file, { retentionDays: 7, pruneIntervalMs: 20 });
@@ -190,12 +191,12 @@ test('retention: retentionDays drops events older than the window, at open and p
     assert.deepEqual((await log.readAfter('acme', -1, 100)).map((e) => e.sessionId), ['s1', 's2', 's3'], 'pruned at open');
     // Age another one while the log is open (a second connection, as WAL allows): the timer prunes it.
     const side = new Database(file);
-    side.prepare('UPDATE tool_events SET timestamp = ? WHERE session_id = ?').run(old(8), 's2');
+    side.prepare('UPDATE tool_events SET timestamp = ? WHERE session_id = ?').run(old(8), 's1');
     side.close();
     const deadline = Date.now() + 5000;
     while ((await log.readAfter('acme', -1, 100)).length !== 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    assert.deepEqual((await log.readAfter('acme', -1, 100)).map((e) => e.sessionId), ['s1', 's3'], 'pruned periodically');
-    // prune(now) with a clock 4 days ahead drops s1 (3 days old) too.
+    assert.deepEqual((await log.readAfter('acme', -1, 100)).map((e) => e.sessionId), ['s2', 's3'], 'pruned periodically');
+    // prune(now) with a clock 4 days ahead drops s2 (3 days old) too.
     assert.equal(await log.prune(Date.now() + 4 * 86_400_000 + 1000), 1);
     assert.deepEqual((await log.readAfter('acme', -1, 100)).map((e) => e.sessionId), ['s3']);
     assert.equal((await appendOne(log, opened(ACME, 's4'))).sequence, 4);

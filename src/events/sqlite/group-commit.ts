@@ -40,6 +40,12 @@ export interface GroupCommitStats {
   deferredSyncs: number;
   /** Whether committed write-ahead records wait for a deferred sync now (none will run while this is false). */
   deferredSyncPending?: boolean;
+  /** WAL checkpoints the checkpoint worker completed (checkpointer.ts; absent without one). */
+  checkpoints?: number;
+  /** WAL frames those checkpoints copied into the database file. */
+  checkpointedFrames?: number;
+  /** Of those, checkpoints run with commits held for them (checkpointer.ts). */
+  heldCheckpoints?: number;
 }
 
 /** Bounds one transaction: a burst larger than this is committed in several groups, in order. */
@@ -48,6 +54,7 @@ export const MAX_GROUP_EVENTS = 1000;
 export class GroupCommitQueue {
   private queue: PendingAppend[] = [];
   private scheduled = false;
+  private held = false;
 
   constructor(
     /** Commits one group as one transaction and settles every member (never throws). */
@@ -61,10 +68,30 @@ export class GroupCommitQueue {
 
   enqueue(pending: PendingAppend): void {
     this.queue.push(pending);
-    if (this.scheduled) return;
+    this.schedule();
+  }
+
+  /** Appends wait in the queue until release() (flush() still commits them): a checkpoint may catch up with the WAL's end meanwhile. */
+  hold(): void {
+    this.held = true;
+  }
+
+  release(): void {
+    this.held = false;
+    if (this.queue.length > 0) this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.held) return;
     this.scheduled = true;
-    if (this.trigger === 'microtask') queueMicrotask(() => this.flush());
-    else setImmediate(() => this.flush());
+    if (this.trigger === 'microtask') queueMicrotask(() => this.flushUnlessHeld());
+    else setImmediate(() => this.flushUnlessHeld());
+  }
+
+  private flushUnlessHeld(): void {
+    this.scheduled = false;
+    // release() schedules again.
+    if (!this.held) this.flush();
   }
 
   /** Commits everything queued now, in order, one bounded group after another. */

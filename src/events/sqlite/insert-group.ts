@@ -2,11 +2,13 @@
 // "Tool sessions": per-tenant streams, consecutive sequences). What a commit
 // costs is mostly the pages it dirties, each written to the WAL: one stream
 // bump per tenant and group, then one INSERT per event into a table with
-// four indexes. Event and session ids grow with time (time-ordered-id.ts),
+// three indexes. Event and session ids grow with time (time-ordered-id.ts),
 // so the indexes on them take a group's rows on their last pages instead of
 // one random page per row. One multi-row INSERT per group measured no
 // cheaper than a prepared INSERT per row (docs/benchmarks.md "The event log
-// inside a call").
+// inside a call"). The group's timestamp is taken under the write lock and
+// never below the newest row's, so rows stay in time order by `id` whatever
+// the clock or another writer did (schema.ts "Time order").
 import type Database from 'better-sqlite3';
 import type { ToolEvent } from '../event-types.js';
 import { timeOrderedId } from '../time-ordered-id.js';
@@ -14,12 +16,16 @@ import type { PendingAppend } from './group-commit.js';
 import type { Statements } from './schema.js';
 
 /** The group's events stored, in order, per pending append. */
-export type InsertGroup = (group: readonly PendingAppend[], timestamp: string) => ToolEvent[][];
+export type InsertGroup = (group: readonly PendingAppend[]) => ToolEvent[][];
 
 /** The transaction that stores one group (under IMMEDIATE: the write lock is taken before the streams are read). */
-export function insertGroupTransaction(db: Database.Database, sql: Pick<Statements, 'bumpStream' | 'insertEvent'>): InsertGroup {
-  const { bumpStream, insertEvent } = sql;
-  const tx = db.transaction((group: readonly PendingAppend[], timestamp: string): ToolEvent[][] => {
+export function insertGroupTransaction(db: Database.Database, sql: Pick<Statements, 'bumpStream' | 'insertEvent' | 'lastTimestamp'>): InsertGroup {
+  const { bumpStream, insertEvent, lastTimestamp } = sql;
+  const tx = db.transaction((group: readonly PendingAppend[]): ToolEvent[][] => {
+    const now = new Date().toISOString();
+    const newest = lastTimestamp.get();
+    // ISO 8601 in UTC with milliseconds sorts as text.
+    const timestamp = newest !== undefined && newest > now ? newest : now;
     // One bump per tenant and group: its events take the reserved sequences in order.
     const next = new Map<string, number>();
     for (const pending of group) for (const event of pending.events) next.set(event.tenant, (next.get(event.tenant) ?? 0) + 1);

@@ -53,6 +53,12 @@
 // fails, every append in it is refused. Subscribers get the events after the
 // commit, once each, in sequence order (subscribers.ts).
 //
+// Checkpoints (checkpointer.ts). SQLite's own checkpoints would run inside
+// a commit on the main thread and fsync twice there; the log turns them off
+// on its connection and a worker thread with its own connection checkpoints
+// the WAL every ~1,000 committed frames. A failed worker shows in `health()`
+// (`checkpoints`) and SQLite's own checkpoints take over.
+//
 // Faults (src/events/log-health.ts). Before each write, and on a timer while
 // idle, the log checks that its file and `-wal` are still the ones it opened
 // (device and inode): a deleted or replaced file is `file_lost` for good, and
@@ -76,12 +82,14 @@ import { sqliteConfigChanges, type ConfigChangeStore } from '../config-changes.j
 import { checkEvent, type AppendInput, type SerializedEvent, type ToolEvent } from '../event-types.js';
 import { GroupCommitQueue, type GroupCommitStats, type PendingAppend } from './group-commit.js';
 import { classifyFailure, FileIdentity, WriteGuard, type AppendFailure, type EventLogHealth } from '../log-health.js';
-import { BUSY_TIMEOUT_MS, openDatabase, prepareStatements, type EventRow, type Statements } from './schema.js';
+import { BUSY_TIMEOUT_MS, clearUnordered, openDatabase, prepareStatements, type EventRow, type Statements } from './schema.js';
+import { pruneOlderThan } from './prune-by-age.js';
 import { EventStoreOpenError, type AppendOptions, type EventStore } from '../store.js';
 import { checkOptions, type EventLogOptions } from '../log-options.js';
 import { Subscribers } from '../subscribers.js';
 import { sqliteGrantTable, type GrantTable } from '../grant-table.js';
 import { WalSync } from './wal-sync.js';
+import { CHECKPOINT_FRAMES, CheckpointWorker, type CheckpointFailure } from './checkpointer.js';
 
 export { EventLogUnavailableError, type AppendFailure, type EventLogHealth } from '../log-health.js';
 export * from '../event-types.js';
@@ -123,14 +131,19 @@ export class EventLog implements EventStore {
   /** Committed frames not yet fsync'd (write-ahead groups under `full`). */
   private unsynced = false;
   private readonly counts: GroupCommitStats = { groups: 0, appends: 0, events: 0, syncedGroups: 0, deferredSyncs: 0 };
+  /** WAL checkpoints in a worker thread (see "Checkpoints" above); undefined for a database in memory and under `checkpoints: 'inline'`. */
+  private readonly checkpointer: CheckpointWorker | undefined;
+  private checkpointFault: { error: string; since: string } | undefined;
 
   private constructor(
     private readonly db: Database.Database,
     private readonly options: EventLogOptions,
     /** This log's identity (see the head of this file). */
     readonly logId: string,
+    /** The last id whose row may be out of time order (schema.ts "Time order"); undefined once none is left. */
+    private unorderedThrough: number | undefined,
     identity: FileIdentity | undefined,
-    walFile: string | undefined,
+    file: string | undefined,
   ) {
     this.guard = new WriteGuard(logId, identity, options);
     this.sql = prepareStatements(db);
@@ -143,7 +156,7 @@ export class EventLog implements EventStore {
     this.insertGroup = insertGroupTransaction(db, this.sql);
     // Every commit only writes; what `full` adds is the log's own fdatasync (see "Durability" above).
     db.pragma('synchronous = NORMAL');
-    this.walSync = walFile !== undefined && options.synchronous !== 'normal' ? new WalSync(walFile) : undefined;
+    this.walSync = file !== undefined && options.synchronous !== 'normal' ? new WalSync(`${file}-wal`) : undefined;
 
     if (options.retentionDays !== undefined || options.maxEvents !== undefined) {
       this.pruneNow();
@@ -158,6 +171,14 @@ export class EventLog implements EventStore {
     }
     this.checkTimer = setInterval(() => this.check(), options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS);
     this.checkTimer.unref();
+    // Last: nothing after it may throw and leave the thread behind.
+    if (file !== undefined && options.checkpoints !== 'inline') {
+      db.pragma('wal_autocheckpoint = 0');
+      // A burst the worker did not keep up with (its start, a slow disk) leaves no larger file behind once the WAL starts again.
+      const pageSize = db.pragma('page_size', { simple: true }) as number;
+      db.pragma(`journal_size_limit = ${4 * (options.checkpointFrames ?? CHECKPOINT_FRAMES) * pageSize}`);
+      this.checkpointer = new CheckpointWorker(file, (failure) => this.checkpointsFailed(failure), this.queue, options.checkpointFrames);
+    }
   }
 
   /** Opens (creating if needed) the log in `file`, then prunes by the retention options. */
@@ -168,9 +189,9 @@ export class EventLog implements EventStore {
       throw new EventStoreOpenError(`${file}: the event log does not exist and events.createIfMissing is false (a deleted log would restart every stream at sequence 0)`);
     }
     if (onDisk) mkdirSync(dirname(file), { recursive: true });
-    const { db, logId } = openDatabase(file);
+    const { db, logId, unorderedThrough } = openDatabase(file);
     try {
-      return new EventLog(db, options, logId, onDisk ? new FileIdentity(file) : undefined, onDisk ? `${file}-wal` : undefined);
+      return new EventLog(db, options, logId, unorderedThrough, onDisk ? new FileIdentity(file) : undefined, onDisk ? file : undefined);
     } catch (err) {
       db.close();
       throw err;
@@ -202,7 +223,18 @@ export class EventLog implements EventStore {
 
   /** How appends have been grouped into commits since the log was opened. */
   groupStats(): GroupCommitStats {
-    return { ...this.counts, deferredSyncPending: this.deferredSync !== undefined };
+    return { ...this.counts, deferredSyncPending: this.deferredSync !== undefined, ...this.checkpointer?.stats };
+  }
+
+  /** The checkpoint worker failed and was ended: SQLite's own checkpoints take over, in the commits (see "Checkpoints" above). */
+  private checkpointsFailed(failure: CheckpointFailure): void {
+    this.checkpointFault = { error: `${failure.code}: ${failure.message}`, since: new Date().toISOString() };
+    if (this.closed) return;
+    try {
+      this.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_FRAMES}`);
+    } catch {
+      // The next commit reports a failing database itself.
+    }
   }
 
   private commitGroup(group: PendingAppend[]): void {
@@ -217,16 +249,19 @@ export class EventLog implements EventStore {
     if (lost) return refuseAll(lost);
     let stored: ToolEvent[][];
     try {
-      stored = this.insertGroup(group, new Date().toISOString());
+      stored = this.insertGroup(group);
     } catch (err) {
       return refuseAll(classifyFailure(err));
     }
     this.counts.groups++;
     this.counts.appends += group.length;
-    for (const events of stored) {
-      this.counts.events += events.length;
-      this.subscribers.deliver(events);
+    let events = 0;
+    for (const appended of stored) {
+      events += appended.length;
+      this.subscribers.deliver(appended);
     }
+    this.counts.events += events;
+    this.checkpointer?.committed(events);
     const settle = () => {
       this.guard.succeeded();
       group.forEach((pending, i) => pending.resolve(stored[i]));
@@ -260,7 +295,9 @@ export class EventLog implements EventStore {
 
   /** Whether events can be written now, and if not why and since when. */
   health(): EventLogHealth {
-    return this.guard.health();
+    const health = this.guard.health();
+    if (this.checkpointFault) health.checkpoints = { thread: 'main', ...this.checkpointFault };
+    return health;
   }
 
   /** The periodic check (see "Faults" above), and delivery of other writers' events; the timer calls it, and so may a test. */
@@ -343,8 +380,15 @@ export class EventLog implements EventStore {
     if (this.closed) return 0;
     let removed = 0;
     const { retentionDays, maxEvents } = this.options;
-    if (retentionDays !== undefined) removed += this.sql.pruneOlderThan.run(new Date(now - retentionDays * DAY_MS).toISOString()).changes;
+    if (retentionDays !== undefined) removed += pruneOlderThan(this.sql, new Date(now - retentionDays * DAY_MS).toISOString(), this.unorderedThrough);
     if (maxEvents !== undefined) removed += this.sql.pruneBeyondCount.run(maxEvents).changes;
+    if (this.unorderedThrough !== undefined && removed > 0) {
+      const { lo } = this.sql.idRange.get()!;
+      if (lo === null || lo > this.unorderedThrough) {
+        clearUnordered(this.db);
+        this.unorderedThrough = undefined;
+      }
+    }
     return removed;
   }
 
@@ -369,7 +413,9 @@ export class EventLog implements EventStore {
     clearInterval(this.checkTimer);
     clearTimeout(this.deferredSync);
     this.subscribers.clear();
+    // Closed before the worker's connection: the last one to close checkpoints the WAL, off the event loop.
     this.db.close();
+    await this.checkpointer?.close();
     await this.walSync?.close();
   }
 }
