@@ -26,14 +26,15 @@ import { RawMcp, type Message } from './raw-client.js';
 /** tools/call requests the SDK transport handled (the host runs in this process). */
 let sdkCalls = 0;
 const sdkHandle = StreamableHTTPServerTransport.prototype.handleRequest;
-StreamableHTTPServerTransport.prototype.handleRequest = function (this: StreamableHTTPServerTransport, ...args: Parameters<typeof sdkHandle>) {
-  if ((args[2] as { method?: unknown } | undefined)?.method === 'tools/call') sdkCalls++;
-  return sdkHandle.apply(this, args);
-};
 
 let server: TestServer;
 
 before(async () => {
+  // Counted from this file's first test to its last only: other files of the process wrap the same prototype.
+  StreamableHTTPServerTransport.prototype.handleRequest = function (this: StreamableHTTPServerTransport, ...args: Parameters<typeof sdkHandle>) {
+    if ((args[2] as { method?: unknown } | undefined)?.method === 'tools/call') sdkCalls++;
+    return sdkHandle.apply(this, args);
+  };
   const world = writeWorld('http://127.0.0.1:9', { mcp: { pageSize: 3, callTimeoutMs: 5000, approvalTimeoutMs: 5000 } });
   // The fixture's relay tools report progress; its log lines reach a caller over a connection of the caller's tenant (docs/mcp.md).
   const config = parse(readFileSync(world.configFile, 'utf8')) as { sources: { mcp: { args: string[]; isolation?: string }[] } };

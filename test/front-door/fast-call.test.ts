@@ -19,10 +19,13 @@ import { writeWorld } from './front-door-helpers.js';
 /** Requests the SDK transport handled, counted by wrapping its prototype (the hosts run in this process). */
 let sdkRequests = 0;
 const sdkHandle = StreamableHTTPServerTransport.prototype.handleRequest;
-StreamableHTTPServerTransport.prototype.handleRequest = function (this: StreamableHTTPServerTransport, ...args: Parameters<typeof sdkHandle>) {
-  sdkRequests++;
-  return sdkHandle.apply(this, args);
-};
+/** Wrapped from this file's first test to its last only: other files of the process wrap the same prototype. */
+function countSdkRequests(): void {
+  StreamableHTTPServerTransport.prototype.handleRequest = function (this: StreamableHTTPServerTransport, ...args: Parameters<typeof sdkHandle>) {
+    sdkRequests++;
+    return sdkHandle.apply(this, args);
+  };
+}
 
 interface Host {
   server: TestServer;
@@ -94,6 +97,7 @@ describe('tools/call on the fast road answers the bytes of the SDK transport', (
   let fast: Host;
   let sdk: Host;
   before(async () => {
+    countSdkRequests();
     [fast, sdk] = await Promise.all([open(true), open(false)]);
   });
   after(async () => {
