@@ -19,30 +19,78 @@ export interface IndexedField {
   length: number;
 }
 
-/** A document's fields as a prepared tool holds them (prepared.ts): each field's distinct terms with their counts, one field after another. */
-export interface PreparedDoc {
-  readonly terms: readonly string[];
-  /** Each term's count in its field. */
-  readonly freqs: readonly number[];
-  /** Where each field's terms end in `terms`. */
-  readonly ends: readonly number[];
-  /** Each field's length (BM25's). */
-  readonly lengths: readonly number[];
+/**
+ * A document's fields as the index files and removes them (prepared.ts makes
+ * them for tools): for each of the index's F fields, where its terms end
+ * (counted in terms), then each field's length (BM25's), then each field's
+ * distinct terms as pairs of a term id (of the index's `TermIds`) and the
+ * term's count in the field. One typed array a document: ten thousand tools
+ * are held for exact removal in a few megabytes, not tens.
+ */
+export type PreparedDoc = Int32Array;
+
+/**
+ * Term ids: each distinct term once, as a small integer postings are found by.
+ * An id no document holds any more is freed only by `sweep`, so ids a caller
+ * keeps between two sweeps (prepared.ts's word cache) stay valid.
+ */
+export class TermIds {
+  private readonly ids = new Map<string, number>();
+  /** By id: the term. */
+  readonly names: string[] = [];
+  /** By id: how many (document, field) pairs hold the term. */
+  refs = new Int32Array(1024);
+  private readonly unused: number[] = [];
+  /** Ids whose count of holders fell to zero since the last sweep. */
+  readonly released: number[] = [];
+
+  /** The term's id, made when new. */
+  idOf(term: string): number {
+    const known = this.ids.get(term);
+    if (known !== undefined) return known;
+    const id = this.unused.pop() ?? this.names.length;
+    if (id >= this.refs.length) {
+      const refs = new Int32Array(this.refs.length * 2);
+      refs.set(this.refs);
+      this.refs = refs;
+    }
+    this.ids.set(term, id);
+    this.names[id] = term;
+    return id;
+  }
+
+  /** The term's id, if some document holds it. */
+  find(term: string): number | undefined {
+    return this.ids.get(term);
+  }
+
+  /** Ids handed out so far (the size of arrays indexed by id). */
+  get capacity(): number {
+    return this.names.length;
+  }
+
+  /** Frees the ids no document holds: ids kept since the last sweep may name another term after it. */
+  sweep(): void {
+    for (const id of this.released) {
+      // Held again since, or freed already (released twice).
+      if (this.refs[id] !== 0 || this.ids.get(this.names[id]) !== id) continue;
+      this.ids.delete(this.names[id]);
+      this.names[id] = '';
+      this.unused.push(id);
+    }
+    this.released.length = 0;
+  }
 }
 
-/** The fields' distinct terms with their counts, field after field. */
-export function prepareDoc(fields: readonly IndexedField[]): PreparedDoc {
-  const terms: string[] = [];
-  const freqs: number[] = [];
+/** The fields' distinct terms with their counts, field after field (the index's own terms). */
+export function prepareDoc(fields: readonly IndexedField[], terms: TermIds): PreparedDoc {
+  const pairs: number[] = [];
   const ends: number[] = [];
   for (const field of fields) {
-    for (const [term, n] of frequencies(field.terms)) {
-      terms.push(term);
-      freqs.push(Math.min(n, 0xffff));
-    }
-    ends.push(terms.length);
+    for (const [term, n] of frequencies(field.terms)) pairs.push(terms.idOf(term), Math.min(n, 0xffff));
+    ends.push(pairs.length / 2);
   }
-  return { terms, freqs, ends, lengths: fields.map((f) => f.length) };
+  return Int32Array.from([...ends, ...fields.map((f) => f.length), ...pairs]);
 }
 
 export interface Bm25Parameters {
@@ -135,7 +183,9 @@ function popcount(x: number): number {
 }
 
 export class InvertedIndex {
-  private readonly postings: Map<string, Postings>[];
+  readonly terms = new TermIds();
+  /** By field, by term id. */
+  private readonly postings: (Postings | undefined)[][];
   private readonly totalLength: number[];
   private lengths: Uint16Array[];
   private readonly freeSlots: number[] = [];
@@ -143,7 +193,7 @@ export class InvertedIndex {
   private live = 0;
 
   constructor(readonly fieldCount: number) {
-    this.postings = Array.from({ length: fieldCount }, () => new Map());
+    this.postings = Array.from({ length: fieldCount }, () => []);
     this.totalLength = new Array<number>(fieldCount).fill(0);
     this.lengths = Array.from({ length: fieldCount }, () => new Uint16Array(16));
   }
@@ -165,23 +215,26 @@ export class InvertedIndex {
 
   /** Indexes a document (one entry per field) and returns its slot. */
   add(fields: readonly IndexedField[]): number {
-    return this.addPrepared(prepareDoc(fields));
+    return this.addPrepared(prepareDoc(fields, this.terms));
   }
 
   /** Indexes a document whose fields are counted already (prepared.ts) and returns its slot. */
   addPrepared(doc: PreparedDoc): number {
     const slot = this.freeSlots.pop() ?? this.slotCount++;
     if (slot >= this.lengths[0].length) this.lengths = this.lengths.map((l) => grow(l, slot + 1));
-    const { terms, freqs, ends } = doc;
-    for (let f = 0, i = 0; f < this.fieldCount; f++) {
-      const length = Math.min(doc.lengths[f], 0xffff);
+    const fields = this.fieldCount;
+    const refs = this.terms.refs;
+    for (let f = 0, i = 2 * fields; f < fields; f++) {
+      const length = Math.min(doc[fields + f], 0xffff);
       this.lengths[f][slot] = length;
       this.totalLength[f] += length;
-      const map = this.postings[f];
-      for (const end = ends[f]; i < end; i++) {
-        let list = map.get(terms[i]);
-        if (list === undefined) map.set(terms[i], (list = new Postings()));
-        list.add(slot, freqs[i]);
+      const lists = this.postings[f];
+      for (const end = 2 * fields + 2 * doc[f]; i < end; i += 2) {
+        const id = doc[i];
+        let list = lists[id];
+        if (list === undefined) lists[id] = list = new Postings();
+        list.add(slot, doc[i + 1]);
+        refs[id]++;
       }
     }
     this.live++;
@@ -190,16 +243,20 @@ export class InvertedIndex {
 
   /** Removes the document in `slot`, given the same fields it was added with. */
   remove(slot: number, fields: readonly IndexedField[] | PreparedDoc): void {
-    const doc = 'ends' in fields ? fields : prepareDoc(fields);
-    for (let f = 0, i = 0; f < this.fieldCount; f++) {
+    const doc = fields instanceof Int32Array ? fields : prepareDoc(fields, this.terms);
+    const count = this.fieldCount;
+    const refs = this.terms.refs;
+    for (let f = 0, i = 2 * count; f < count; f++) {
       this.totalLength[f] -= this.lengths[f][slot];
       this.lengths[f][slot] = 0;
-      const map = this.postings[f];
-      for (const end = doc.ends[f]; i < end; i++) {
-        const list = map.get(doc.terms[i]);
+      const lists = this.postings[f];
+      for (const end = 2 * count + 2 * doc[f]; i < end; i += 2) {
+        const id = doc[i];
+        const list = lists[id];
         if (list === undefined) continue;
         list.remove(slot);
-        if (list.length === 0) map.delete(doc.terms[i]);
+        if (--refs[id] === 0) this.terms.released.push(id);
+        if (list.length === 0) lists[id] = undefined;
       }
     }
     this.freeSlots.push(slot);
@@ -219,7 +276,8 @@ export class InvertedIndex {
    * mean field length) are theirs, exactly as in an index of them alone.
    */
   accumulate(acc: Accumulator, field: number, term: string, weight: number, wordBits: Uint32Array, bm25: Bm25Parameters, subset?: Subset): void {
-    const list = this.postings[field].get(term);
+    const id = this.terms.find(term);
+    const list = id === undefined ? undefined : this.postings[field][id];
     const live = subset === undefined ? this.live : subset.size;
     if (list === undefined || live === 0) return;
     const { docs, freqs } = list;

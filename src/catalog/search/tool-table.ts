@@ -6,18 +6,21 @@
 // cannot see, while the words of a tool are tokenized and filed once per
 // process, not once per tenant.
 //
-// Kept up to date by `sync`, which compares the entries it holds with the
+// Kept up to date by `follow`, which compares the entries it holds with the
 // ones it is given: a tool whose entry is the same object, or whose content
 // identity is equal, is left alone; only added, removed and changed tools
-// touch the index. A large change (the first snapshot, a source of thousands
-// of tools joining) is applied in the background in short slices; a search
-// arriving before it ends finishes it first.
+// touch the index. When the tools are the same ids in the same order (the
+// usual refresh) the comparison is one pass by position, with no lookup by
+// id. A large change (the first snapshot, a source of thousands of tools
+// joining) is applied in the background in short slices; a search arriving
+// before it ends finishes it first. Each tool filed or removed is logged, so
+// a view marks only what changed since it last looked (tool-index.ts).
 import { SAFETY_TIERS, type SafetyTier, SOURCES, type Source } from '../../contract/descriptor.js';
 import type { ToolEntry } from '../snapshot.js';
-import { contentIdentity, SEARCH_FIELDS } from './documents.js';
+import { contentIdentity, SEARCH_FIELDS, type SearchDocument, searchDocument } from './documents.js';
 import { InvertedIndex } from './inverted-index.js';
 import { SlotVectors } from './meaning.js';
-import { Interner, meaningVector, type PreparedTool, prepareTool } from './prepared.js';
+import { Filing, meaningVector, type PreparedTool } from './prepared.js';
 import { SourceTable, sourceIdOf } from './source-prior.js';
 import type { WordVectors } from './word-vectors.js';
 
@@ -30,8 +33,18 @@ export interface Held {
   prepared: PreparedTool;
 }
 
+/** A tool filed in a slot, or removed from it (with what it was filed with, for exact removal from a view's totals). */
+export interface TableChange {
+  readonly id: string;
+  readonly slot: number;
+  readonly prepared: PreparedTool;
+  readonly added: boolean;
+}
+
 /** Changes applied synchronously at most; more go to the background. */
 const SYNC_LIMIT = 256;
+/** Changes logged at most: a view further behind marks all its slots again. */
+const LOG_LIMIT = 4096;
 /** A background slice runs this long before it yields to the event loop. */
 const SLICE_MS = 8;
 
@@ -51,25 +64,63 @@ export class ToolTable {
   private vectorsUsed: WordVectors | undefined;
   /** Word vectors newly loaded, and how far the background got in making the tools' vectors. */
   private vectorFill: { vectors: WordVectors; matrix: SlotVectors; items: Held[]; done: number } | undefined;
-  private readonly intern = new Interner();
-  /** The entries held (once `pending` is done). */
+  private readonly filing = new Filing(this.terms.terms);
+  /** The entries held (once `pending` is done), and what holds each, by position. */
   private held: readonly ToolEntry[] = [];
+  private heldItems: Held[] = [];
   /** Entries still to hold, and how far the background got through them. */
   private pending: { entries: readonly ToolEntry[]; done: number } | undefined;
   private generation = 0;
-  /** Bumped whenever the tools held change: views compare it with the one they last saw. */
-  version = 0;
+  /** The changes since version `logStart`. */
+  private log: TableChange[] = [];
+  private logStart = 0;
   /** Tools tokenized and filed so far (added or changed): the work views share. */
   filed = 0;
   private idle: Promise<void> = Promise.resolve();
 
   /** Start holding exactly these entries: at once when few tools changed, else in the background. */
   follow(entries: readonly ToolEntry[]): void {
+    if (this.pending === undefined && this.followAligned(entries)) return;
     this.pending = this.plan(entries);
     if (this.pending === undefined) return;
     if (this.changedCount(entries) > SYNC_LIMIT) this.inBackground();
     // A few tools at once; vectors being made for newly loaded word vectors go on in the background.
     else while (this.pending !== undefined) this.holdSome(Infinity);
+  }
+
+  /** Grows whenever the tools held change: views compare it with the one they last saw. */
+  get version(): number {
+    return this.logStart + this.log.length;
+  }
+
+  /** The changes since `version`, in order; undefined when they are no longer logged. */
+  changesSince(version: number): readonly TableChange[] | undefined {
+    return version < this.logStart ? undefined : this.log.slice(version - this.logStart);
+  }
+
+  /**
+   * The same tools in the same order as held (the usual refresh): one pass by position, each entry
+   * updated, the few changed ones filed again at once. False (nothing done) otherwise.
+   */
+  private followAligned(entries: readonly ToolEntry[]): boolean {
+    const held = this.heldItems;
+    if (entries.length !== held.length || entries.length !== this.held.length) return false;
+    let changed: number[] | undefined;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i];
+      const item = held[i];
+      if (item.entry === entry) continue;
+      if (item.entry.tool.descriptor.toolId !== entry.tool.descriptor.toolId) return false;
+      // The same content: the new entry serves (a change of content is filed below, or by the general path).
+      if (sameContent(item, entry)) item.entry = entry;
+      else if ((changed ??= []).push(i) > SYNC_LIMIT) return false;
+    }
+    if (changed !== undefined) {
+      for (const i of changed) this.hold(entries[i]);
+      this.filing.clear();
+    }
+    this.held = entries;
+    return true;
   }
 
   /** Makes every held tool's vector for newly loaded word vectors, in the background; until done the meaning signal is off. */
@@ -91,8 +142,8 @@ export class ToolTable {
         await new Promise((r) => setImmediate(r));
         if (generation === this.generation) this.step(performance.now() + SLICE_MS);
       }
-      // Tools changed later are few: sharing their strings is not worth holding every term ever seen.
-      if (generation === this.generation) this.intern.clear();
+      // Tools changed later are few: their words are not worth keeping, and terms no tool holds are let go.
+      if (generation === this.generation) this.filing.clear();
     })();
   }
 
@@ -127,8 +178,8 @@ export class ToolTable {
       if (next.has(id)) continue;
       this.drop(known);
       this.byId.delete(id);
-      this.version++;
     }
+    this.heldItems = [];
     return { entries, done: 0 };
   }
 
@@ -170,7 +221,9 @@ export class ToolTable {
       if (performance.now() > until) return false;
     }
     this.held = p.entries;
+    this.heldItems = p.entries.map((e) => this.byId.get(e.tool.descriptor.toolId)!);
     this.pending = undefined;
+    this.filing.clear();
     return true;
   }
 
@@ -179,17 +232,17 @@ export class ToolTable {
     const id = entry.tool.descriptor.toolId;
     const known = this.byId.get(id);
     if (known === undefined) {
-      this.put({ entry, slot: -1, prepared: prepareTool(entry, this.intern) });
-      this.version++;
+      const doc = searchDocument(entry);
+      this.put({ entry, slot: -1, prepared: this.filing.prepare(entry, doc) }, doc);
       return;
     }
     if (known.entry === entry) return;
     if (!sameContent(known, entry)) {
       this.drop(known);
       known.entry = entry;
-      known.prepared = prepareTool(entry, this.intern);
-      this.put(known);
-      this.version++;
+      const doc = searchDocument(entry);
+      known.prepared = this.filing.prepare(entry, doc);
+      this.put(known, doc);
     }
     known.entry = entry;
   }
@@ -197,9 +250,18 @@ export class ToolTable {
   private drop(known: Held): void {
     this.terms.remove(known.slot, known.prepared.fields);
     this.bySlot[known.slot] = undefined;
+    this.logged({ id: known.entry.tool.descriptor.toolId, slot: known.slot, prepared: known.prepared, added: false });
   }
 
-  private put(item: Held): void {
+  private logged(change: TableChange): void {
+    if (this.log.length === LOG_LIMIT) {
+      this.logStart += this.log.length;
+      this.log = [];
+    }
+    this.log.push(change);
+  }
+
+  private put(item: Held, doc: SearchDocument): void {
     this.filed++;
     const slot = (item.slot = this.terms.addPrepared(item.prepared.fields));
     const d = item.entry.tool.descriptor;
@@ -215,9 +277,10 @@ export class ToolTable {
     this.slotSource[slot] = SOURCE_CODE.get(d.source)!;
     this.slotOrigin[slot] = this.sources.numberOf(sourceIdOf(d.toolId, d.source), item.entry.tool.raw.sourceTitle);
     this.slotTier[slot] = TIER_RANK.get(d.safetyTier)!;
-    if (this.vectorsUsed !== undefined) this.vectors!.set(slot, meaningVector(item.entry, this.vectorsUsed));
-    if (this.vectorFill !== undefined) this.vectorFill.matrix.set(slot, meaningVector(item.entry, this.vectorFill.vectors));
+    if (this.vectorsUsed !== undefined) this.vectors!.set(slot, meaningVector(item.entry, this.vectorsUsed, doc));
+    if (this.vectorFill !== undefined) this.vectorFill.matrix.set(slot, meaningVector(item.entry, this.vectorFill.vectors, doc));
     this.byId.set(d.toolId, item);
+    this.logged({ id: d.toolId, slot, prepared: item.prepared, added: true });
   }
 
   /** Stops the background work. */
