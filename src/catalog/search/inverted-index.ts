@@ -100,40 +100,34 @@ export interface Bm25Parameters {
   d: number;
 }
 
-/** One term's documents in one field, in slot order (found by binary search; a query walks the score array in order). */
+/**
+ * One term's documents in one field, in slot order (found by binary search; a query walks the score
+ * array in order): slot and term frequency interleaved in one Int32Array (one allocation per list,
+ * where tens of thousands of lists hold a few documents each).
+ */
 class Postings {
-  docs = new Int32Array(4);
-  freqs = new Uint16Array(4);
+  data = new Int32Array(4);
   length = 0;
 
   add(doc: number, freq: number): void {
-    if (this.length === this.docs.length) {
-      const docs = new Int32Array(this.length * 2);
-      docs.set(this.docs);
-      this.docs = docs;
-      const freqs = new Uint16Array(this.length * 2);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
+    const n = this.length;
+    if (2 * n === this.data.length) {
+      const data = new Int32Array(4 * n);
+      data.set(this.data);
+      this.data = data;
     }
-    if (this.length === 0 || this.docs[this.length - 1] < doc) {
-      // The usual case (an index built in slot order): an append.
-      this.docs[this.length] = doc;
-      this.freqs[this.length++] = Math.min(freq, 0xffff);
-      return;
-    }
-    const at = this.find(doc);
-    this.docs.copyWithin(at + 1, at, this.length);
-    this.freqs.copyWithin(at + 1, at, this.length);
-    this.docs[at] = doc;
-    this.freqs[at] = Math.min(freq, 0xffff);
+    const at = n === 0 || this.data[2 * n - 2] < doc ? n : this.find(doc);
+    // The usual case (an index built in slot order) is an append; else the later documents move up.
+    if (at < n) this.data.copyWithin(2 * at + 2, 2 * at, 2 * n);
+    this.data[2 * at] = doc;
+    this.data[2 * at + 1] = Math.min(freq, 0xffff);
     this.length++;
   }
 
   remove(doc: number): void {
     const at = this.find(doc);
-    if (at === this.length || this.docs[at] !== doc) return;
-    this.docs.copyWithin(at, at + 1, this.length);
-    this.freqs.copyWithin(at, at + 1, this.length);
+    if (at === this.length || this.data[2 * at] !== doc) return;
+    this.data.copyWithin(2 * at, 2 * at + 2, 2 * this.length);
     this.length--;
   }
 
@@ -143,7 +137,7 @@ class Postings {
     let hi = this.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.docs[mid] < doc) lo = mid + 1;
+      if (this.data[2 * mid] < doc) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -166,6 +160,17 @@ export class Accumulator {
     this.scores = new Float64Array(slots);
     this.covered = new Uint32Array(slots * stride);
     this.touched = new Int32Array(slots);
+  }
+
+  /** Back to no match, clearing only the slots touched (a query touches a part of the index). */
+  clear(): void {
+    const { scores, covered, touched, stride } = this;
+    for (let i = 0; i < this.touchedCount; i++) {
+      const doc = touched[i];
+      scores[doc] = 0;
+      covered.fill(0, doc * stride, doc * stride + stride);
+    }
+    this.touchedCount = 0;
   }
 
   /** How many query words slot `doc` covers. */
@@ -191,11 +196,27 @@ export class InvertedIndex {
   private readonly freeSlots: number[] = [];
   private slotCount = 0;
   private live = 0;
+  private kept: Accumulator | undefined;
 
   constructor(readonly fieldCount: number) {
     this.postings = Array.from({ length: fieldCount }, () => []);
     this.totalLength = new Array<number>(fieldCount).fill(0);
     this.lengths = Array.from({ length: fieldCount }, () => new Uint16Array(16));
+  }
+
+  /**
+   * An accumulator for one query of `stride` words (32 a word), cleared: one of the usual
+   * stride is kept and reused, so a query does not allocate and zero arrays as large as the
+   * index. Valid until the next call (queries run one at a time).
+   */
+  accumulator(stride: number): Accumulator {
+    const kept = this.kept;
+    if (stride !== 1) return new Accumulator(this.slotCount, stride);
+    if (kept !== undefined && kept.scores.length >= this.slotCount) {
+      kept.clear();
+      return kept;
+    }
+    return (this.kept = new Accumulator(this.slotCount, 1));
   }
 
   /** Documents held. */
@@ -280,12 +301,12 @@ export class InvertedIndex {
     const list = id === undefined ? undefined : this.postings[field][id];
     const live = subset === undefined ? this.live : subset.size;
     if (list === undefined || live === 0) return;
-    const { docs, freqs } = list;
+    const { data } = list;
     const member = subset?.member;
     let n = list.length;
     if (member !== undefined && subset!.size !== this.live) {
       n = 0;
-      for (let i = 0; i < list.length; i++) n += member[docs[i]];
+      for (let i = 0; i < 2 * list.length; i += 2) n += member[data[i]];
       if (n === 0) return;
     }
     const idf = Math.log(1 + (live - n + 0.5) / (n + 0.5));
@@ -296,10 +317,10 @@ export class InvertedIndex {
     const lengthPart = average > 0 ? (k * b) / average : 0;
     const { scores, covered, touched, stride } = acc;
     const bits = wordBits[0];
-    for (let i = 0; i < list.length; i++) {
-      const doc = docs[i];
+    for (let i = 0; i < 2 * list.length; i += 2) {
+      const doc = data[i];
       if (member !== undefined && member[doc] === 0) continue;
-      const tf = freqs[i];
+      const tf = data[i + 1];
       scores[doc] += factor * (d + (tf * (k + 1)) / (tf + k * (1 - b) + lengthPart * lengths[doc]));
       if (stride === 1) {
         // The usual query (at most 32 words): one bit set per slot.

@@ -19,8 +19,8 @@ import { SAFETY_TIERS, type SafetyTier, SOURCES, type Source } from '../../contr
 import type { ToolEntry } from '../snapshot.js';
 import { contentIdentity, SEARCH_FIELDS, type SearchDocument, searchDocument } from './documents.js';
 import { InvertedIndex } from './inverted-index.js';
-import { SlotVectors } from './meaning.js';
 import { Filing, meaningVector, type PreparedTool } from './prepared.js';
+import { SlotMatrix } from './slot-matrix.js';
 import { SourceTable, sourceIdOf } from './source-prior.js';
 import type { WordVectors } from './word-vectors.js';
 
@@ -60,10 +60,10 @@ export class ToolTable {
   slotOrigin: Uint16Array = new Uint16Array(16);
   slotTier: Uint8Array = new Uint8Array(16);
   /** The meaning vectors by slot, for `vectorsUsed`, once every held tool has its vector. */
-  vectors: SlotVectors | undefined;
+  vectors: SlotMatrix | undefined;
   private vectorsUsed: WordVectors | undefined;
   /** Word vectors newly loaded, and how far the background got in making the tools' vectors. */
-  private vectorFill: { vectors: WordVectors; matrix: SlotVectors; items: Held[]; done: number } | undefined;
+  private vectorFill: { vectors: WordVectors; matrix: SlotMatrix; items: Held[]; done: number } | undefined;
   private readonly filing = new Filing(this.terms.terms);
   /** The entries held (once `pending` is done), and what holds each, by position. */
   private held: readonly ToolEntry[] = [];
@@ -126,7 +126,7 @@ export class ToolTable {
   /** Makes every held tool's vector for newly loaded word vectors, in the background; until done the meaning signal is off. */
   useVectors(vectors: WordVectors): void {
     if (vectors === this.vectorsUsed || vectors === this.vectorFill?.vectors) return;
-    this.vectorFill = { vectors, matrix: new SlotVectors(vectors.dimensions), items: [...this.byId.values()], done: 0 };
+    this.vectorFill = { vectors, matrix: new SlotMatrix(vectors.dimensions), items: [...this.byId.values()], done: 0 };
     this.inBackground();
   }
 
@@ -207,6 +207,7 @@ export class ToolTable {
       }
       if (performance.now() > until) return;
     }
+    fill.matrix.prepareBounds((slot) => this.bySlot[slot] !== undefined, this.terms.slots);
     this.vectors = fill.matrix;
     this.vectorsUsed = fill.vectors;
     this.vectorFill = undefined;
