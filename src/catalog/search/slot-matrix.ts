@@ -13,7 +13,7 @@ import type { TopHits } from './top-hits.js';
 /** Directions of the bound. */
 const AXES = 16;
 /** Vectors the directions are found from, at most. */
-const SAMPLE = 2048;
+const SAMPLE = 1024;
 /** Below this many vectors a scan of all is cheap, and the directions are not worth finding. */
 const MIN_ROWS = 256;
 /** Allowance for rounding in the bound (a cosine is at most 1; float32 coordinates are off by about 1e-7). */
@@ -24,6 +24,8 @@ export class SlotMatrix {
   /** Per slot, its coordinates along `axes` then the length of the rest (once the axes are found). */
   private bounds: Float32Array = new Float32Array(0);
   private axes: Float64Array | undefined;
+  /** Slots below this one have their bound (the rest are projected in the background, a slice at a time). */
+  private projected = 0;
 
   constructor(readonly dimensions: number) {
     this.data = new Float32Array(dimensions * 64);
@@ -39,10 +41,10 @@ export class SlotMatrix {
     }
     if (vector === undefined) this.data.fill(0, slot * this.dimensions, need);
     else this.data.set(vector, slot * this.dimensions);
-    if (this.axes !== undefined) this.project(slot);
+    if (slot < this.projected) this.project(slot);
   }
 
-  /** Finds the directions of the bound from the vectors of `slots` live slots (once; later vectors are projected as they come). */
+  /** Finds the directions of the bound from the vectors of `slots` live slots, once; `projectSome` then gives each slot its bound. */
   prepareBounds(live: (slot: number) => boolean, slots: number): void {
     if (this.axes !== undefined) return;
     const rows: number[] = [];
@@ -50,7 +52,17 @@ export class SlotMatrix {
     if (rows.length < MIN_ROWS) return;
     const step = Math.max(1, Math.floor(rows.length / SAMPLE));
     this.axes = principalAxes(this.data, this.dimensions, rows.filter((_, i) => i % step === 0));
-    for (let slot = 0; slot * this.dimensions < this.data.length; slot++) this.project(slot);
+  }
+
+  /** Gives slots their bound until `until` (performance.now()); true when every slot held has one. */
+  projectSome(until: number): boolean {
+    if (this.axes === undefined) return true;
+    const slots = Math.floor(this.data.length / this.dimensions);
+    while (this.projected < slots) {
+      for (const end = Math.min(slots, this.projected + 256); this.projected < end; this.projected++) this.project(this.projected);
+      if (performance.now() > until) break;
+    }
+    return this.projected === slots;
   }
 
   private project(slot: number): void {
@@ -86,9 +98,10 @@ export class SlotMatrix {
     const width = AXES + 1;
     const q = axes === undefined ? undefined : queryBound(query, axes, dimensions);
     const bounds = this.bounds;
+    const projected = this.projected;
     for (let slot = 0, base = 0; slot < end; slot++, base += dimensions) {
       if (live[slot] === 0) continue;
-      if (q !== undefined && slot * width < bounds.length) {
+      if (q !== undefined && slot < projected) {
         let bound = q[AXES] * bounds[slot * width + AXES];
         for (let a = 0, b = slot * width; a < AXES; a++) bound += q[a] * bounds[b + a];
         if (bound + MARGIN <= min || bound + MARGIN < top.floor) continue;

@@ -62,6 +62,8 @@ export class ToolTable {
   /** The meaning vectors by slot, for `vectorsUsed`, once every held tool has its vector. */
   vectors: SlotMatrix | undefined;
   private vectorsUsed: WordVectors | undefined;
+  /** Whether the meaning scan's bounds are still being made in the background. */
+  private bounding = false;
   /** Word vectors newly loaded, and how far the background got in making the tools' vectors. */
   private vectorFill: { vectors: WordVectors; matrix: SlotMatrix; items: Held[]; done: number } | undefined;
   private readonly filing = new Filing(this.terms.terms);
@@ -138,9 +140,13 @@ export class ToolTable {
   private inBackground(): void {
     const generation = ++this.generation;
     this.idle = (async () => {
-      while (this.busy && generation === this.generation) {
+      while ((this.busy || this.bounding) && generation === this.generation) {
         await new Promise((r) => setImmediate(r));
-        if (generation === this.generation) this.step(performance.now() + SLICE_MS);
+        if (generation !== this.generation) break;
+        const until = performance.now() + SLICE_MS;
+        if (this.busy) this.step(until);
+        // The meaning scan's bounds: a search does not wait for them (without one a tool's cosine is computed in full).
+        else if (this.vectors?.projectSome(until) ?? true) this.bounding = false;
       }
       // Tools changed later are few: their words are not worth keeping, and terms no tool holds are let go.
       if (generation === this.generation) this.filing.clear();
@@ -208,6 +214,7 @@ export class ToolTable {
       if (performance.now() > until) return;
     }
     fill.matrix.prepareBounds((slot) => this.bySlot[slot] !== undefined, this.terms.slots);
+    this.bounding = true;
     this.vectors = fill.matrix;
     this.vectorsUsed = fill.vectors;
     this.vectorFill = undefined;

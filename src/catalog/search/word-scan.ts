@@ -2,9 +2,10 @@
 // "The index"): filing ten thousand tools reads about eight million
 // characters, and `words` of text.ts, three regular-expression passes and a
 // split, was a third of that cost. The scan gives exactly the words `words`
-// gives (a fast-check property holds them equal); text with any character
-// outside ASCII goes through `words` itself, since lower-casing some of
-// those characters yields ASCII letters.
+// gives (a fast-check property holds them equal), as ranges of the text, so
+// a word already known is found without making its string; text with any
+// character outside ASCII goes through `words` itself, since lower-casing
+// some of those characters yields ASCII letters.
 import { words } from './text.js';
 
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -25,15 +26,20 @@ const UPPER = 2;
  * ("HTMLParser": "html", "parser").
  */
 export function scanWords(text: string, visit: (word: string) => void): void {
-  if (NON_ASCII.test(text)) {
-    for (const w of words(text)) visit(w);
-    return;
-  }
+  if (!scanRanges(text, (start, end, upper) => visit(word(text, start, end, upper)))) for (const w of words(text)) visit(w);
+}
+
+/**
+ * Calls `visit` with each word of ASCII `text` as its range (`upper`: whether it holds an upper-case
+ * letter, to lower); false, having visited nothing, when the text is not all ASCII.
+ */
+export function scanRanges(text: string, visit: (start: number, end: number, upper: boolean) => void): boolean {
+  if (NON_ASCII.test(text)) return false;
   const n = text.length;
   let i = 0;
   while (i < n) {
     while (i < n && KIND[text.charCodeAt(i)] === 0) i++;
-    if (i === n) return;
+    if (i === n) return true;
     let start = i;
     let upper = false;
     let prev = KIND[text.charCodeAt(i)];
@@ -45,7 +51,7 @@ export function scanWords(text: string, visit: (word: string) => void): void {
       if (kind === UPPER) {
         const split = prev !== UPPER || (i + 1 < n && KIND[text.charCodeAt(i + 1)] === LOWER);
         if (split) {
-          visit(word(text, start, i, upper));
+          visit(start, i, upper);
           start = i;
           upper = false;
         }
@@ -53,8 +59,9 @@ export function scanWords(text: string, visit: (word: string) => void): void {
       }
       prev = kind;
     }
-    visit(word(text, start, i, upper));
+    visit(start, i, upper);
   }
+  return true;
 }
 
 function word(text: string, start: number, end: number, upper: boolean): string {
