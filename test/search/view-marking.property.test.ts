@@ -1,3 +1,5 @@
+// A search that arrives while a large change is being filed files the tools
+// of its own view, not the others', and answers as once everything is filed.
 // A view's index kept up to date across swaps (only the tools the table filed
 // again unmarked and marked, when the view keeps its tools; every slot
 // marked again otherwise) answers exactly as one made afresh: hundreds of
@@ -102,4 +104,29 @@ test('property: views marked from the table\'s changes answer as views made afre
     }),
     { numRuns: 25 },
   );
+});
+
+test('a search during the background filing files its own view\'s tools only, and answers as after it', async () => {
+  const r = prng(7);
+  let next = 0;
+  const tools = Array.from({ length: 3000 }, () => rawTool(`${'ab'[next % 2]}${next++}`, r, 0));
+  const source = new MutableSource(tools.filter((t) => t.toolId.startsWith('openwop:a1')));
+  const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants: new Map(Object.entries(TENANTS).map(([id, globs]) => [id, compileTenant(id, globs)])), logger: pino({ level: 'silent' }), metrics: createMetrics() });
+  store.initialBuild();
+  const search = new CatalogSearch(store);
+  await search.whenReady();
+  // Every tool joins at once: more than is filed on the swap's own turn.
+  source.list = tools;
+  await refresh(store);
+  const during = answers(search, 'mixed');
+  const { filed } = search.stats();
+  const mixed = store.current().viewFor(caller('mixed')).entries.length;
+  assert.ok(filed < tools.length, `the other tools wait for the background (${filed} of ${tools.length} filed, the view holds ${mixed})`);
+  await search.whenReady();
+  assert.equal(search.stats().filed, tools.length);
+  const fresh = new CatalogSearch(store);
+  assert.deepEqual(during, answers(fresh, 'mixed'));
+  assert.deepEqual(answers(search, 'all'), answers(fresh, 'all'));
+  search.close();
+  fresh.close();
 });

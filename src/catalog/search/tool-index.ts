@@ -129,7 +129,7 @@ export class ToolSearchIndex implements Subset {
   }
 
   search(query: string, limit: number, filter: SearchFilter = {}): SearchAnswer {
-    this.table.finish();
+    this.table.finishFor(this.wanted);
     this.mark();
     if (this.size === 0) return { hits: [], total: 0 };
     const table = this.table;

@@ -13,7 +13,8 @@
 // usual refresh) the comparison is one pass by position, with no lookup by
 // id. A large change (the first snapshot, a source of thousands of tools
 // joining) is applied in the background in short slices; a search arriving
-// before it ends finishes it first. Each tool filed or removed is logged, so
+// before it ends files the tools of its own view first (the rest is left to
+// the background). Each tool filed or removed is logged, so
 // a view marks only what changed since it last looked (tool-index.ts).
 import { SAFETY_TIERS, type SafetyTier, SOURCES, type Source } from '../../contract/descriptor.js';
 import type { ToolEntry } from '../snapshot.js';
@@ -170,9 +171,18 @@ export class ToolTable {
     }
   }
 
-  /** Finishes what the background has not done yet: a search needs every tool held (and every vector made). */
-  finish(): void {
-    while (this.busy) this.step(Infinity);
+  /**
+   * Finishes on the caller's turn what a search of these entries needs: they are held (the other tools
+   * of a large change may still wait for the background) and every held tool has its vector.
+   */
+  finishFor(entries: readonly ToolEntry[]): void {
+    const p = this.pending;
+    if (p !== undefined) {
+      // A view of most of what is pending: all of it, in order.
+      if (entries.length >= p.entries.length - p.done) this.holdSome(Infinity);
+      else for (const entry of entries) this.hold(entry);
+    }
+    while (this.vectorFill !== undefined) this.fillSome(Infinity);
   }
 
   /** Nothing to do when the entries are the ones held; else the work, with removals done at once (they are cheap). */
@@ -202,6 +212,11 @@ export class ToolTable {
   /** Work until `until`: the tools to hold first, then the vectors to make. */
   private step(until: number): void {
     if (this.pending !== undefined && !this.holdSome(until)) return;
+    this.fillSome(until);
+  }
+
+  /** Makes the vectors of held tools for newly loaded word vectors until `until`; they are used once every held tool has one. */
+  private fillSome(until: number): void {
     const fill = this.vectorFill;
     if (fill === undefined) return;
     while (fill.done < fill.items.length) {
