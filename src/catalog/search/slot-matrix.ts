@@ -1,13 +1,13 @@
 // The meaning vectors of the tool table by slot, and the scan that finds the
-// tools nearest a request (docs/search.md "Latency and memory"). The scan was
-// most of a query's time: a 100-float dot product for each of 10,000 tools.
-// Each vector is also kept as its coordinates along a few directions that
-// hold most of the tools' vectors (their leading principal axes) and the
+// tools nearest a request (docs/search.md "Meaning"). A full scan, a
+// 100-float dot product for each of 10,000 tools, would be most of a query's
+// time. Each vector is also kept as its coordinates along a few directions
+// that hold most of the tools' vectors (their leading principal axes) and the
 // length of what is left; with the request's, those give an upper bound of
-// the cosine (Cauchy-Schwarz on the rest) for a sixth of the work. A tool whose
-// bound cannot beat the candidates kept so far is passed over; every other
-// tool's cosine is the full dot product, computed as before, so the ranking
-// is exactly the one of a scan of every tool.
+// the cosine (Cauchy-Schwarz on the rest) for a sixth of the work. A tool
+// whose bound cannot beat the candidates kept so far is passed over; every
+// other tool's cosine is the full dot product, so the ranking is exactly the
+// one of a scan of every tool.
 import type { TopHits } from './top-hits.js';
 
 /** Directions of the bound. */

@@ -18,12 +18,15 @@
 // a view marks only what changed since it last looked (tool-index.ts).
 import { SAFETY_TIERS, type SafetyTier, SOURCES, type Source } from '../../contract/descriptor.js';
 import type { ToolEntry } from '../snapshot.js';
+import { ChangeLog, type TableChange } from './change-log.js';
 import { contentIdentity, SEARCH_FIELDS, type SearchDocument, searchDocument } from './documents.js';
 import { InvertedIndex } from './inverted-index.js';
 import { Filing, meaningVector, type PreparedTool } from './prepared.js';
 import { SlotMatrix } from './slot-matrix.js';
 import { SourceTable, sourceIdOf } from './source-prior.js';
 import type { WordVectors } from './word-vectors.js';
+
+export type { TableChange } from './change-log.js';
 
 export const TIER_RANK = new Map<SafetyTier, number>(SAFETY_TIERS.map((t, i) => [t, i]));
 export const SOURCE_CODE = new Map<Source, number>(SOURCES.map((s, i) => [s, i]));
@@ -34,18 +37,8 @@ export interface Held {
   prepared: PreparedTool;
 }
 
-/** A tool filed in a slot, or removed from it (with what it was filed with, for exact removal from a view's totals). */
-export interface TableChange {
-  readonly id: string;
-  readonly slot: number;
-  readonly prepared: PreparedTool;
-  readonly added: boolean;
-}
-
 /** Changes applied synchronously at most; more go to the background. */
 const SYNC_LIMIT = 256;
-/** Changes logged at most: a view further behind marks all its slots again. */
-const LOG_LIMIT = 4096;
 /** A background slice runs this long before it yields to the event loop. */
 const SLICE_MS = 8;
 
@@ -74,9 +67,7 @@ export class ToolTable {
   /** Entries still to hold, and how far the background got through them. */
   private pending: { entries: readonly ToolEntry[]; done: number } | undefined;
   private generation = 0;
-  /** The changes since version `logStart`. */
-  private log: TableChange[] = [];
-  private logStart = 0;
+  private readonly log = new ChangeLog();
   /** Tools tokenized and filed so far (added or changed): the work views share. */
   filed = 0;
   private idle: Promise<void> = Promise.resolve();
@@ -93,12 +84,12 @@ export class ToolTable {
 
   /** Grows whenever the tools held change: views compare it with the one they last saw. */
   get version(): number {
-    return this.logStart + this.log.length;
+    return this.log.version;
   }
 
   /** The changes since `version`, in order; undefined when they are no longer logged. */
   changesSince(version: number): readonly TableChange[] | undefined {
-    return version < this.logStart ? undefined : this.log.slice(version - this.logStart);
+    return this.log.since(version);
   }
 
   /**
@@ -273,15 +264,7 @@ export class ToolTable {
   private drop(known: Held): void {
     this.terms.remove(known.slot, known.prepared.fields);
     this.bySlot[known.slot] = undefined;
-    this.logged({ id: known.entry.tool.descriptor.toolId, slot: known.slot, prepared: known.prepared, added: false });
-  }
-
-  private logged(change: TableChange): void {
-    if (this.log.length === LOG_LIMIT) {
-      this.logStart += this.log.length;
-      this.log = [];
-    }
-    this.log.push(change);
+    this.log.push({ id: known.entry.tool.descriptor.toolId, slot: known.slot, prepared: known.prepared, added: false });
   }
 
   private put(item: Held, doc: SearchDocument): void {
@@ -303,7 +286,7 @@ export class ToolTable {
     if (this.vectorsUsed !== undefined) this.vectors!.set(slot, meaningVector(item.entry, this.vectorsUsed, doc));
     if (this.vectorFill !== undefined) this.vectorFill.matrix.set(slot, meaningVector(item.entry, this.vectorFill.vectors, doc));
     this.byId.set(d.toolId, item);
-    this.logged({ id: d.toolId, slot, prepared: item.prepared, added: true });
+    this.log.push({ id: d.toolId, slot, prepared: item.prepared, added: true });
   }
 
   /** Stops the background work. */

@@ -1,7 +1,7 @@
 // The words of tool text, read in one pass over its characters (docs/search.md
 // "The index"): filing ten thousand tools reads about eight million
-// characters, and `words` of text.ts, three regular-expression passes and a
-// split, was a third of that cost. The scan gives exactly the words `words`
+// characters, and `words` of text.ts (three regular-expression passes and a
+// split) would be a third of that work. The scan gives exactly the words `words`
 // gives (a fast-check property holds them equal), as ranges of the text, so
 // a word already known is found without making its string; text with any
 // character outside ASCII goes through `words` itself, since lower-casing
