@@ -12,16 +12,10 @@
 // kept as exact integer totals, so an index that saw additions and removals
 // scores exactly as one built afresh from the same documents.
 
-import { type PreparedDoc, prepareDoc, TermIds } from './term-ids.js';
+import { type IndexedField, type PreparedDoc, prepareDoc, TermIds } from './term-ids.js';
 
-export { type PreparedDoc, prepareDoc, TermIds } from './term-ids.js';
+export { type IndexedField, type PreparedDoc, prepareDoc, TermIds } from './term-ids.js';
 
-/** One document's field as indexed: its index terms (stopwords dropped) and its length. */
-export interface IndexedField {
-  terms: readonly string[];
-  /** Distinct words of the field before stopwords are dropped (BM25's field length). */
-  length: number;
-}
 
 export interface Bm25Parameters {
   k: number;

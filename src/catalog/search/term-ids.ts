@@ -1,7 +1,12 @@
 // Term ids and prepared documents of the term index (inverted-index.ts):
 // each distinct term once, as a small integer postings are found by, and a
 // document's fields as one typed array of term ids and counts.
-import type { IndexedField } from './inverted-index.js';
+/** One document's field as indexed: its index terms (stopwords dropped) and its length. */
+export interface IndexedField {
+  terms: readonly string[];
+  /** Distinct words of the field before stopwords are dropped (BM25's field length). */
+  length: number;
+}
 
 /**
  * A document's fields as the index files and removes them (prepared.ts makes
