@@ -12,38 +12,10 @@
 // kept as exact integer totals, so an index that saw additions and removals
 // scores exactly as one built afresh from the same documents.
 
-/** One document's field as indexed: its index terms (stopwords dropped) and its length. */
-export interface IndexedField {
-  terms: readonly string[];
-  /** Distinct words of the field before stopwords are dropped (BM25's field length). */
-  length: number;
-}
+import { type IndexedField, type PreparedDoc, prepareDoc, TermIds } from './term-ids.js';
 
-/** A document's fields as a prepared tool holds them (prepared.ts): each field's distinct terms with their counts, one field after another. */
-export interface PreparedDoc {
-  readonly terms: readonly string[];
-  /** Each term's count in its field. */
-  readonly freqs: readonly number[];
-  /** Where each field's terms end in `terms`. */
-  readonly ends: readonly number[];
-  /** Each field's length (BM25's). */
-  readonly lengths: readonly number[];
-}
+export { type IndexedField, type PreparedDoc, prepareDoc, TermIds } from './term-ids.js';
 
-/** The fields' distinct terms with their counts, field after field. */
-export function prepareDoc(fields: readonly IndexedField[]): PreparedDoc {
-  const terms: string[] = [];
-  const freqs: number[] = [];
-  const ends: number[] = [];
-  for (const field of fields) {
-    for (const [term, n] of frequencies(field.terms)) {
-      terms.push(term);
-      freqs.push(Math.min(n, 0xffff));
-    }
-    ends.push(terms.length);
-  }
-  return { terms, freqs, ends, lengths: fields.map((f) => f.length) };
-}
 
 export interface Bm25Parameters {
   k: number;
@@ -52,40 +24,34 @@ export interface Bm25Parameters {
   d: number;
 }
 
-/** One term's documents in one field, in slot order (found by binary search; a query walks the score array in order). */
+/**
+ * One term's documents in one field, in slot order (found by binary search; a query walks the score
+ * array in order): slot and term frequency interleaved in one Int32Array (one allocation per list,
+ * where tens of thousands of lists hold a few documents each).
+ */
 class Postings {
-  docs = new Int32Array(4);
-  freqs = new Uint16Array(4);
+  data = new Int32Array(4);
   length = 0;
 
   add(doc: number, freq: number): void {
-    if (this.length === this.docs.length) {
-      const docs = new Int32Array(this.length * 2);
-      docs.set(this.docs);
-      this.docs = docs;
-      const freqs = new Uint16Array(this.length * 2);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
+    const n = this.length;
+    if (2 * n === this.data.length) {
+      const data = new Int32Array(4 * n);
+      data.set(this.data);
+      this.data = data;
     }
-    if (this.length === 0 || this.docs[this.length - 1] < doc) {
-      // The usual case (an index built in slot order): an append.
-      this.docs[this.length] = doc;
-      this.freqs[this.length++] = Math.min(freq, 0xffff);
-      return;
-    }
-    const at = this.find(doc);
-    this.docs.copyWithin(at + 1, at, this.length);
-    this.freqs.copyWithin(at + 1, at, this.length);
-    this.docs[at] = doc;
-    this.freqs[at] = Math.min(freq, 0xffff);
+    const at = n === 0 || this.data[2 * n - 2] < doc ? n : this.find(doc);
+    // The usual case (an index built in slot order) is an append; else the later documents move up.
+    if (at < n) this.data.copyWithin(2 * at + 2, 2 * at, 2 * n);
+    this.data[2 * at] = doc;
+    this.data[2 * at + 1] = Math.min(freq, 0xffff);
     this.length++;
   }
 
   remove(doc: number): void {
     const at = this.find(doc);
-    if (at === this.length || this.docs[at] !== doc) return;
-    this.docs.copyWithin(at, at + 1, this.length);
-    this.freqs.copyWithin(at, at + 1, this.length);
+    if (at === this.length || this.data[2 * at] !== doc) return;
+    this.data.copyWithin(2 * at, 2 * at + 2, 2 * this.length);
     this.length--;
   }
 
@@ -95,7 +61,7 @@ class Postings {
     let hi = this.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.docs[mid] < doc) lo = mid + 1;
+      if (this.data[2 * mid] < doc) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -120,6 +86,17 @@ export class Accumulator {
     this.touched = new Int32Array(slots);
   }
 
+  /** Back to no match, clearing only the slots touched (a query touches a part of the index). */
+  clear(): void {
+    const { scores, covered, touched, stride } = this;
+    for (let i = 0; i < this.touchedCount; i++) {
+      const doc = touched[i];
+      scores[doc] = 0;
+      covered.fill(0, doc * stride, doc * stride + stride);
+    }
+    this.touchedCount = 0;
+  }
+
   /** How many query words slot `doc` covers. */
   coverage(doc: number): number {
     let n = 0;
@@ -135,17 +112,35 @@ function popcount(x: number): number {
 }
 
 export class InvertedIndex {
-  private readonly postings: Map<string, Postings>[];
+  readonly terms = new TermIds();
+  /** By field, by term id. */
+  private readonly postings: (Postings | undefined)[][];
   private readonly totalLength: number[];
   private lengths: Uint16Array[];
   private readonly freeSlots: number[] = [];
   private slotCount = 0;
   private live = 0;
+  private kept: Accumulator | undefined;
 
   constructor(readonly fieldCount: number) {
-    this.postings = Array.from({ length: fieldCount }, () => new Map());
+    this.postings = Array.from({ length: fieldCount }, () => []);
     this.totalLength = new Array<number>(fieldCount).fill(0);
     this.lengths = Array.from({ length: fieldCount }, () => new Uint16Array(16));
+  }
+
+  /**
+   * An accumulator for one query of `stride` words (32 a word), cleared: one of the usual
+   * stride is kept and reused, so a query does not allocate and zero arrays as large as the
+   * index. Valid until the next call (queries run one at a time).
+   */
+  accumulator(stride: number): Accumulator {
+    const kept = this.kept;
+    if (stride !== 1) return new Accumulator(this.slotCount, stride);
+    if (kept !== undefined && kept.scores.length >= this.slotCount) {
+      kept.clear();
+      return kept;
+    }
+    return (this.kept = new Accumulator(this.slotCount, 1));
   }
 
   /** Documents held. */
@@ -165,23 +160,26 @@ export class InvertedIndex {
 
   /** Indexes a document (one entry per field) and returns its slot. */
   add(fields: readonly IndexedField[]): number {
-    return this.addPrepared(prepareDoc(fields));
+    return this.addPrepared(prepareDoc(fields, this.terms));
   }
 
   /** Indexes a document whose fields are counted already (prepared.ts) and returns its slot. */
   addPrepared(doc: PreparedDoc): number {
     const slot = this.freeSlots.pop() ?? this.slotCount++;
     if (slot >= this.lengths[0].length) this.lengths = this.lengths.map((l) => grow(l, slot + 1));
-    const { terms, freqs, ends } = doc;
-    for (let f = 0, i = 0; f < this.fieldCount; f++) {
-      const length = Math.min(doc.lengths[f], 0xffff);
+    const fields = this.fieldCount;
+    const refs = this.terms.refs;
+    for (let f = 0, i = 2 * fields; f < fields; f++) {
+      const length = Math.min(doc[fields + f], 0xffff);
       this.lengths[f][slot] = length;
       this.totalLength[f] += length;
-      const map = this.postings[f];
-      for (const end = ends[f]; i < end; i++) {
-        let list = map.get(terms[i]);
-        if (list === undefined) map.set(terms[i], (list = new Postings()));
-        list.add(slot, freqs[i]);
+      const lists = this.postings[f];
+      for (const end = 2 * fields + 2 * doc[f]; i < end; i += 2) {
+        const id = doc[i];
+        let list = lists[id];
+        if (list === undefined) lists[id] = list = new Postings();
+        list.add(slot, doc[i + 1]);
+        refs[id]++;
       }
     }
     this.live++;
@@ -190,16 +188,20 @@ export class InvertedIndex {
 
   /** Removes the document in `slot`, given the same fields it was added with. */
   remove(slot: number, fields: readonly IndexedField[] | PreparedDoc): void {
-    const doc = 'ends' in fields ? fields : prepareDoc(fields);
-    for (let f = 0, i = 0; f < this.fieldCount; f++) {
+    const doc = fields instanceof Int32Array ? fields : prepareDoc(fields, this.terms);
+    const count = this.fieldCount;
+    const refs = this.terms.refs;
+    for (let f = 0, i = 2 * count; f < count; f++) {
       this.totalLength[f] -= this.lengths[f][slot];
       this.lengths[f][slot] = 0;
-      const map = this.postings[f];
-      for (const end = doc.ends[f]; i < end; i++) {
-        const list = map.get(doc.terms[i]);
+      const lists = this.postings[f];
+      for (const end = 2 * count + 2 * doc[f]; i < end; i += 2) {
+        const id = doc[i];
+        const list = lists[id];
         if (list === undefined) continue;
         list.remove(slot);
-        if (list.length === 0) map.delete(doc.terms[i]);
+        if (--refs[id] === 0) this.terms.released.push(id);
+        if (list.length === 0) lists[id] = undefined;
       }
     }
     this.freeSlots.push(slot);
@@ -219,15 +221,16 @@ export class InvertedIndex {
    * mean field length) are theirs, exactly as in an index of them alone.
    */
   accumulate(acc: Accumulator, field: number, term: string, weight: number, wordBits: Uint32Array, bm25: Bm25Parameters, subset?: Subset): void {
-    const list = this.postings[field].get(term);
+    const id = this.terms.find(term);
+    const list = id === undefined ? undefined : this.postings[field][id];
     const live = subset === undefined ? this.live : subset.size;
     if (list === undefined || live === 0) return;
-    const { docs, freqs } = list;
+    const { data } = list;
     const member = subset?.member;
     let n = list.length;
     if (member !== undefined && subset!.size !== this.live) {
       n = 0;
-      for (let i = 0; i < list.length; i++) n += member[docs[i]];
+      for (let i = 0; i < 2 * list.length; i += 2) n += member[data[i]];
       if (n === 0) return;
     }
     const idf = Math.log(1 + (live - n + 0.5) / (n + 0.5));
@@ -238,10 +241,10 @@ export class InvertedIndex {
     const lengthPart = average > 0 ? (k * b) / average : 0;
     const { scores, covered, touched, stride } = acc;
     const bits = wordBits[0];
-    for (let i = 0; i < list.length; i++) {
-      const doc = docs[i];
+    for (let i = 0; i < 2 * list.length; i += 2) {
+      const doc = data[i];
       if (member !== undefined && member[doc] === 0) continue;
-      const tf = freqs[i];
+      const tf = data[i + 1];
       scores[doc] += factor * (d + (tf * (k + 1)) / (tf + k * (1 - b) + lengthPart * lengths[doc]));
       if (stride === 1) {
         // The usual query (at most 32 words): one bit set per slot.
@@ -274,10 +277,4 @@ function grow(array: Uint16Array, needed: number): Uint16Array {
   const next = new Uint16Array(size);
   next.set(array);
   return next;
-}
-
-function frequencies(terms: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
-  return counts;
 }

@@ -5,7 +5,7 @@
 // slots' source numbers: nothing is allocated per matching tool.
 import type { SearchField } from './documents.js';
 import { SEARCH_FIELDS } from './documents.js';
-import { Accumulator, type Bm25Parameters, type InvertedIndex, type Subset } from './inverted-index.js';
+import { type Bm25Parameters, type InvertedIndex, type Subset } from './inverted-index.js';
 import { queryTerms, type Synonyms } from './text.js';
 import { TopHits } from './top-hits.js';
 
@@ -80,7 +80,7 @@ export function termHits(q: TermQuery, query: string, pass: (slot: number) => bo
   if (terms.length === 0) return { top, perSource, total: 0, matched: () => false };
   const { stride, bitsOf } = wordBits(origins);
   const index = q.index;
-  const acc = new Accumulator(index.slots, stride);
+  const acc = index.accumulator(stride);
   for (const term of terms) {
     const bits = bitsOf(term);
     for (let f = 0; f < BOOSTS.length; f++) index.accumulate(acc, f, term, BOOSTS[f], bits, BM25, q.subset);

@@ -6,9 +6,11 @@
 // (meaning.ts) and the sources prior (source-prior.ts) by reciprocal rank.
 //
 // Making a view's index is marking its slots and summing its field lengths:
-// the text of its tools was tokenized and filed once, by the table. It is
-// kept up to date at each swap by marking them again; the counters count
-// the tools that entered, left or changed in the view.
+// the text of its tools was tokenized and filed once, by the table. At a
+// swap that keeps the view's tools (the same ids in the same order) only the
+// tools the table filed again since are unmarked and marked (its log of
+// changes); otherwise every slot is marked again. The counters count the
+// tools that entered, left or changed in the view.
 import { SAFETY_TIERS } from '../../contract/descriptor.js';
 import type { ToolEntry } from '../snapshot.js';
 import { SEARCH_FIELDS } from './documents.js';
@@ -19,7 +21,7 @@ import { queryVector } from './meaning.js';
 import type { PreparedTool } from './prepared.js';
 import { type TermHits, termHits } from './term-ranking.js';
 import type { Synonyms } from './text.js';
-import { SOURCE_CODE, TIER_RANK, type ToolTable } from './tool-table.js';
+import { SOURCE_CODE, type TableChange, TIER_RANK, type ToolTable } from './tool-table.js';
 import { TopHits } from './top-hits.js';
 import { ALL_SIGNALS, DEFAULT_FUSION, type Fusion, type IndexCounters, type IndexOptions, type SearchAnswer, type SearchFilter, type SearchHit } from './search-types.js';
 
@@ -61,6 +63,51 @@ export class ToolSearchIndex implements Subset {
   /** Marks the view's slots and sums its field lengths, when the entries or the table changed since last time. */
   private mark(): void {
     if (this.marked === this.wanted && this.version === this.table.version) return;
+    const changes = this.marked !== undefined && sameIds(this.marked, this.wanted) ? this.table.changesSince(this.version) : undefined;
+    if (changes === undefined) this.markAll();
+    else this.markChanges(changes);
+    this.marked = this.wanted;
+    this.version = this.table.version;
+  }
+
+  /**
+   * The view's tools are the ones last marked: each tool the table removed or filed since is unmarked
+   * or marked (a tool filed again may have moved to another slot), with its field lengths.
+   */
+  private markChanges(changes: readonly TableChange[]): void {
+    const slots = this.table.terms.slots;
+    if (this.member.length < slots) {
+      const member = new Uint8Array(slots);
+      member.set(this.member);
+      this.member = member;
+    }
+    /** What the view held of each tool changed, before the changes. */
+    const before = new Map<string, PreparedTool>();
+    for (const c of changes) {
+      const held = this.held.get(c.id);
+      if (!c.added) {
+        // A tool the view does not hold, or held as filed later than this change.
+        if (held !== c.prepared) continue;
+        if (!before.has(c.id)) before.set(c.id, held);
+        this.count(c, -1);
+        this.held.delete(c.id);
+      } else if (before.has(c.id)) {
+        // The view's tools did not change: a tool filed is one of them when the view held it before.
+        this.count(c, 1);
+        this.held.set(c.id, c.prepared);
+      }
+    }
+    for (const [id, prepared] of before) if (this.held.get(id) !== prepared) this.counters.replaced++;
+  }
+
+  /** Marks (+1) or unmarks (-1) a change's slot, with its field lengths. */
+  private count(c: TableChange, sign: 1 | -1): void {
+    this.member[c.slot] = sign > 0 ? 1 : 0;
+    const doc = c.prepared.fields;
+    for (let f = 0; f < FIELDS; f++) this.totalLength[f] += sign * Math.min(doc[FIELDS + f], 0xffff);
+  }
+
+  private markAll(): void {
     const { terms, byId } = this.table;
     const member = new Uint8Array(terms.slots);
     const totalLength = new Array<number>(FIELDS).fill(0);
@@ -80,13 +127,11 @@ export class ToolSearchIndex implements Subset {
     this.totalLength = totalLength;
     this.held = held;
     this.size = held.size;
-    this.marked = this.wanted;
-    this.version = this.table.version;
   }
 
   /** `extra`: the embeddings endpoint's ranking, fused in place of the word vectors' when it covers the view. */
   search(query: string, limit: number, filter: SearchFilter = {}, extra?: ExtraRanking): SearchAnswer {
-    this.table.finish();
+    this.table.finishFor(this.wanted);
     this.mark();
     if (this.size === 0) return { hits: [], total: 0 };
     const table = this.table;
@@ -145,6 +190,14 @@ export class ToolSearchIndex implements Subset {
     const origin = filter.sourceId === undefined ? -1 : (this.table.sources.find(filter.sourceId) ?? -2);
     return (doc) => !((source >= 0 && slotSource[doc] !== source) || (tier >= 0 && slotTier[doc] !== tier) || slotTier[doc] > maxTier || (origin !== -1 && slotOrigin[doc] !== origin));
   }
+}
+
+/** Whether two lists of entries name the same tools in the same order. */
+function sameIds(a: readonly ToolEntry[], b: readonly ToolEntry[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && a[i].tool.descriptor.toolId !== b[i].tool.descriptor.toolId) return false;
+  return true;
 }
 
 const isEmpty = (f: SearchFilter): boolean => f.source === undefined && f.safetyTier === undefined && f.maxTier === undefined && f.sourceId === undefined;

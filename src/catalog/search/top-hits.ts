@@ -19,6 +19,11 @@ export class TopHits {
     this.slots = new Int32Array(limit);
   }
 
+  /** The score a candidate must reach to be kept (a tie only with a smaller toolId); -Infinity until `limit` are kept. */
+  get floor(): number {
+    return this.count === this.limit ? this.scores[this.limit - 1] : -Infinity;
+  }
+
   offer(score: number, slot: number): void {
     const { scores, slots, limit } = this;
     if (this.count === limit && !this.before(score, slot, limit - 1)) return;
