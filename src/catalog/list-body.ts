@@ -51,21 +51,26 @@ const joinedLists = new WeakSet<ArrayBufferLike>();
 function partsOf(entries: readonly Listed[], kind: Kind): Buffer[] | undefined {
   const { open, close } = FRAME[kind];
   const parts: Buffer[] = [open];
-  let run: Buffer | undefined;
+  // The current run: its first entry's bytes, where it ends, and the joined list it lies in (if any).
+  let first: Buffer | undefined;
+  let end = 0;
+  let list: Uint8Array | undefined;
+  const endRun = () => (first!.byteOffset + first!.length === end ? first! : Buffer.from(first!.buffer, first!.byteOffset, end - first!.byteOffset));
   for (let i = 0; i < entries.length; i++) {
     const bytes = entries[i][kind].bytes;
-    if (run !== undefined) {
-      const end = run.byteOffset + run.length;
-      if (bytes.buffer === run.buffer && bytes.byteOffset === end + 1 && joinedLists.has(run.buffer) && run.buffer.byteLength > end && new Uint8Array(run.buffer, end, 1)[0] === COMMA_BYTE) {
-        run = Buffer.from(run.buffer, run.byteOffset, run.length + 1 + bytes.length);
+    if (first !== undefined) {
+      if (list !== undefined && bytes.buffer === first.buffer && bytes.byteOffset === end + 1 && list[end] === COMMA_BYTE) {
+        end = bytes.byteOffset + bytes.length;
         continue;
       }
-      parts.push(run, COMMA);
+      parts.push(endRun(), COMMA);
       if (parts.length > MAX_LIST_PARTS) return undefined;
     }
-    run = bytes;
+    first = bytes;
+    end = bytes.byteOffset + bytes.length;
+    list = joinedLists.has(bytes.buffer) ? new Uint8Array(bytes.buffer) : undefined;
   }
-  if (run !== undefined) parts.push(run);
+  if (first !== undefined) parts.push(endRun());
   parts.push(close);
   return parts;
 }
