@@ -7,9 +7,24 @@
 // thread pool, so the event loop keeps answering while a list of tens of
 // megabytes is gzipped; requests for that encoding wait for the one compression in flight.
 // List bodies may also be lazy: their ETag is known up front (derived from the
-// entries' ETags) and their bytes are assembled on first use.
+// entries' ETags) and their bytes are assembled on first use. They may be
+// made of parts (runs of a previous list's bytes and the entries that
+// changed): written to the socket and compressed part by part, they are
+// joined into one buffer only when a caller needs one (`bytes`). zlib's
+// gzip and brotli streams give the same bytes whether the input comes as
+// one buffer or in parts (test/catalog/list-body.test.ts holds them equal).
 import { createHash } from 'node:crypto';
-import { brotliCompress, brotliCompressSync, constants as zlibConstants, gzip, gzipSync, type BrotliOptions, type ZlibOptions } from 'node:zlib';
+import {
+  brotliCompress,
+  brotliCompressSync,
+  constants as zlibConstants,
+  createBrotliCompress,
+  createGzip,
+  gzip,
+  gzipSync,
+  type BrotliOptions,
+  type ZlibOptions,
+} from 'node:zlib';
 
 export type Encoding = 'gzip' | 'br';
 
@@ -25,8 +40,16 @@ export const ASYNC_COMPRESS_MIN_BYTES = 256 * 1024;
  */
 export const LARGE_BODY_BYTES = 1024 * 1024;
 
-const gzipOptions = (size: number): ZlibOptions => ({ level: size >= LARGE_BODY_BYTES ? 1 : 6 });
+/**
+ * zlib's output chunk for large bodies: with the default 16 KB, compressing
+ * a 30 MB list takes hundreds of round trips between the thread pool and the
+ * event loop, each a new buffer. The chunk size does not change the bytes.
+ */
+const LARGE_CHUNK_BYTES = 1024 * 1024;
+
+const gzipOptions = (size: number): ZlibOptions => (size >= LARGE_BODY_BYTES ? { level: 1, chunkSize: LARGE_CHUNK_BYTES } : { level: 6 });
 const brotliOptions = (size: number): BrotliOptions => ({
+  ...(size >= LARGE_BODY_BYTES ? { chunkSize: LARGE_CHUNK_BYTES } : {}),
   params: { [zlibConstants.BROTLI_PARAM_QUALITY]: size >= LARGE_BODY_BYTES ? 3 : 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: size },
 });
 
@@ -43,9 +66,28 @@ export function etagOf(bytes: Buffer | string): string {
   return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
 }
 
+/** Compresses `parts` as one stream, on the thread pool: the same bytes as compressing their join. */
+function compressParts(parts: readonly Buffer[], encoding: Encoding, size: number, done: (err: Error | null, result: Buffer) => void): void {
+  const z = encoding === 'gzip' ? createGzip(gzipOptions(size)) : createBrotliCompress(brotliOptions(size));
+  const out: Buffer[] = [];
+  z.on('data', (chunk: Buffer) => out.push(chunk));
+  z.once('error', (err) => done(err, Buffer.alloc(0)));
+  z.once('end', () => done(null, Buffer.concat(out)));
+  for (const part of parts) z.write(part);
+  z.end();
+}
+
+function joined(parts: readonly Buffer[], size: number): Buffer {
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
+}
+
 export class Body {
-  private make?: () => Buffer;
+  private make?: () => Buffer | readonly Buffer[];
   private madeBytes?: Buffer;
+  /** The bytes as parts, until they are joined. */
+  private madeParts?: readonly Buffer[];
+  /** Whether any caller asked for the bytes (what a successor snapshot should prepare). */
+  private asked = false;
   private knownEtag?: string;
   private gzipTag?: string;
   private brTag?: string;
@@ -56,10 +98,11 @@ export class Body {
   private readonly byteSize: number;
 
   /**
-   * `bytes`, or a function making them on first use (then `etag` and `size`
-   * are required: a lazy body must not have to be built to be revalidated).
+   * `bytes`, or a function making them (or their parts, in order) on first
+   * use; then `etag` and `size` are required: a lazy body must not have to
+   * be built to be revalidated.
    */
-  constructor(bytes: Buffer | (() => Buffer), etag?: string, size?: number) {
+  constructor(bytes: Buffer | (() => Buffer | readonly Buffer[]), etag?: string, size?: number) {
     if (typeof bytes === 'function') {
       if (etag === undefined || size === undefined) throw new Error('a lazy body needs its ETag and size');
       this.make = bytes;
@@ -80,12 +123,31 @@ export class Body {
     return new Body(Buffer.from(text, 'utf8'));
   }
 
+  /** The bytes or their parts, made on first use. */
+  private build(): Buffer | readonly Buffer[] {
+    this.asked = true;
+    if (this.madeBytes !== undefined) return this.madeBytes;
+    if (this.madeParts !== undefined) return this.madeParts;
+    const made = this.make!();
+    this.make = undefined;
+    if (Buffer.isBuffer(made)) this.madeBytes = made;
+    else this.madeParts = made;
+    return made;
+  }
+
+  /** The bytes as one buffer (parts are joined, once). */
   get bytes(): Buffer {
-    if (this.madeBytes === undefined) {
-      this.madeBytes = this.make!();
-      this.make = undefined;
-    }
+    const made = this.build();
+    if (Buffer.isBuffer(made)) return made;
+    this.madeBytes = joined(made, this.byteSize);
+    this.madeParts = undefined;
     return this.madeBytes;
+  }
+
+  /** The bytes in order, as parts if they were made so (nothing joined: for a writer that takes several buffers). */
+  get parts(): readonly Buffer[] {
+    const made = this.build();
+    return Buffer.isBuffer(made) ? [made] : made;
   }
 
   /**
@@ -102,9 +164,9 @@ export class Body {
     return body;
   }
 
-  /** True when the bytes exist already (a lazy body that was never sent has none). */
+  /** True when some caller asked for the bytes (a lazy body that was never sent was not). */
   get built(): boolean {
-    return this.madeBytes !== undefined;
+    return this.asked;
   }
 
   get etag(): string {
@@ -136,11 +198,11 @@ export class Body {
   encodedSoon(encoding: Encoding): Buffer | Promise<Buffer> {
     const done = this.ready(encoding);
     if (done !== undefined) return done;
-    if (this.bytes.length < ASYNC_COMPRESS_MIN_BYTES) return this.encoded(encoding);
+    if (this.byteSize < ASYNC_COMPRESS_MIN_BYTES) return this.encoded(encoding);
     const pending = (this.pending ??= {});
     const running = pending[encoding];
     if (running !== undefined) return running;
-    const bytes = this.bytes;
+    const made = this.build();
     const promise = new Promise<Buffer>((resolve, reject) => {
       const done = (err: Error | null, result: Buffer) => {
         if (err) return reject(err);
@@ -149,8 +211,9 @@ export class Body {
         else this.br = out;
         resolve(out);
       };
-      if (encoding === 'gzip') gzip(bytes, gzipOptions(bytes.length), done);
-      else brotliCompress(bytes, brotliOptions(bytes.length), done);
+      if (!Buffer.isBuffer(made)) compressParts(made, encoding, this.byteSize, done);
+      else if (encoding === 'gzip') gzip(made, gzipOptions(made.length), done);
+      else brotliCompress(made, brotliOptions(made.length), done);
     }).finally(() => {
       if (this.pending) delete this.pending[encoding];
     });

@@ -9,6 +9,12 @@
 // observable changes), and their former buffers, or the previous snapshot's
 // list, are freed once that snapshot is. Views listing the same entries (two
 // tenants that both see everything) share one body.
+//
+// A list whose entries mostly lie in order inside an earlier joined list (a
+// refresh that changed a few tools) is not joined again: it is held as the
+// runs of that list's bytes plus the changed entries' own bytes, written and
+// compressed part by part (body.ts), joined only for a caller that needs one
+// buffer. Copying 30 MB on every change was most of a refresh's cost.
 import { createHash } from 'node:crypto';
 import { Body } from './body.js';
 
@@ -28,6 +34,46 @@ const FRAME: Record<Kind, { open: Buffer; close: Buffer }> = {
   compact: { open: Buffer.from('{"tools":['), close: Buffer.from(']}') },
 };
 const COMMA = Buffer.from(',');
+const COMMA_BYTE = 0x2c;
+
+/** Beyond this many parts a list is joined into one buffer (its entries then move onto it), so parts never pile up. */
+export const MAX_LIST_PARTS = 257;
+
+/** The memory of every list joined so far: only runs inside these are taken as parts (a small buffer's neighbour in node's pool is not). */
+const joinedLists = new WeakSet<ArrayBufferLike>();
+
+/**
+ * The list's bytes as parts: the frame, and runs of consecutive entries that
+ * lie one after another (with the comma between them) in a joined list,
+ * else each entry and a comma. Undefined once there would be more than
+ * MAX_LIST_PARTS.
+ */
+function partsOf(entries: readonly Listed[], kind: Kind): Buffer[] | undefined {
+  const { open, close } = FRAME[kind];
+  const parts: Buffer[] = [open];
+  // The current run: its first entry's bytes, where it ends, and the joined list it lies in (if any).
+  let first: Buffer | undefined;
+  let end = 0;
+  let list: Uint8Array | undefined;
+  const endRun = () => (first!.byteOffset + first!.length === end ? first! : Buffer.from(first!.buffer, first!.byteOffset, end - first!.byteOffset));
+  for (let i = 0; i < entries.length; i++) {
+    const bytes = entries[i][kind].bytes;
+    if (first !== undefined) {
+      if (list !== undefined && bytes.buffer === first.buffer && bytes.byteOffset === end + 1 && list[end] === COMMA_BYTE) {
+        end = bytes.byteOffset + bytes.length;
+        continue;
+      }
+      parts.push(endRun(), COMMA);
+      if (parts.length > MAX_LIST_PARTS) return undefined;
+    }
+    first = bytes;
+    end = bytes.byteOffset + bytes.length;
+    list = joinedLists.has(bytes.buffer) ? new Uint8Array(bytes.buffer) : undefined;
+  }
+  if (first !== undefined) parts.push(endRun());
+  parts.push(close);
+  return parts;
+}
 
 /** `[e1,e2,...]` or `{"tools":[e1,e2,...]}` from the entries' bytes. */
 function joinEntries(entries: readonly Listed[], kind: Kind, length: number): Buffer {
@@ -38,7 +84,10 @@ function joinEntries(entries: readonly Listed[], kind: Kind, length: number): Bu
     parts.push(entries[i][kind].bytes);
   }
   parts.push(close);
-  return Buffer.concat(parts, length);
+  const list = Buffer.concat(parts, length);
+  // A list of its own memory (not a slice of node's pool for small buffers).
+  if (list.byteOffset === 0 && list.buffer.byteLength === list.length) joinedLists.add(list.buffer);
+  return list;
 }
 
 /** Moves every entry's body onto its own bytes inside the joined list. */
@@ -77,6 +126,8 @@ export class ListBodies {
     const everything = entries === this.own && entries.length > 0;
     const body = new Body(
       () => {
+        const parts = entries.length > 0 ? partsOf(entries, kind) : undefined;
+        if (parts !== undefined) return parts;
         const bytes = joinEntries(entries, kind, size);
         if (everything) moveOnto(this.own, kind, bytes);
         return bytes;

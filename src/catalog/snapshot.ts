@@ -269,7 +269,7 @@ export class CatalogSnapshot implements PreviousBuild {
       const view = this.viewOf(old.tenant, old.scopes);
       for (const { kind, encodings } of used) {
         const body = view[kind];
-        void body.bytes;
+        void body.parts;
         for (const e of encodings) {
           if (!stillWanted()) return;
           await Promise.resolve(body.encodedSoon(e)).catch(() => undefined);

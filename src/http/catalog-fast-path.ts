@@ -68,6 +68,21 @@ function gatePasses(req: IncomingMessage): boolean {
   return req.headers.host !== undefined || req.httpVersion !== '1.1';
 }
 
+function byteLength(parts: readonly Buffer[]): number {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  return n;
+}
+
+/** A body of several buffers (a list body's parts), handed to the socket in one go. */
+function writeParts(res: ServerResponse, parts: readonly Buffer[]): void {
+  if (parts.length === 1) return void res.end(parts[0]);
+  res.cork();
+  for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
+  res.end(parts[parts.length - 1]);
+  res.uncork();
+}
+
 /**
  * Wraps fastify's request handler: the plain catalog reads are answered
  * here, everything else by fastify. Off when tracing is on (fastify's
@@ -76,9 +91,10 @@ function gatePasses(req: IncomingMessage): boolean {
 export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, auditLogger: Logger | undefined): RequestListener {
   const { authenticator, metrics } = deps;
 
-  const finish = (res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: Buffer | string | undefined, request: FastRequest, route: CatalogRoute, started: number): void => {
+  const finish = (res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: Buffer | readonly Buffer[] | string | undefined, request: FastRequest, route: CatalogRoute, started: number): void => {
     res.writeHead(status, headers);
-    res.end(body);
+    if (typeof body === 'string' || body === undefined || Buffer.isBuffer(body)) res.end(body);
+    else writeParts(res, body);
     countRequest(metrics, route, request, status);
     if (auditLogger !== undefined) writeAuditLine(auditLogger, route, request, status, performance.now() - started);
   };
@@ -92,7 +108,7 @@ export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, au
   };
 
   const sendBody = (req: IncomingMessage, res: ServerResponse, body: Body, request: FastRequest, route: CatalogRoute, started: number): void => {
-    const answer = bodyAnswer(req.headers, body);
+    const answer = bodyAnswer(req.headers, body, true);
     const bytes = answer.bytes;
     if (bytes instanceof Promise) {
       void bytes.then((b) => sendAnswer(res, answer, b, request, route, started)).catch((err: unknown) => fault(err, res, request, route, started));
@@ -100,9 +116,9 @@ export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, au
   };
 
   // No closure made per request: under a transpiler that keeps function names, each costs a defineProperty.
-  const sendAnswer = (res: ServerResponse, answer: BodyAnswer, bytes: Buffer | undefined, request: FastRequest, route: CatalogRoute, started: number): void => {
+  const sendAnswer = (res: ServerResponse, answer: BodyAnswer, bytes: Buffer | readonly Buffer[] | undefined, request: FastRequest, route: CatalogRoute, started: number): void => {
     const headers = bodyHeaders(answer, PRIVATE_CACHE, { [PROTOCOL_HEADER]: PROTOCOL_VERSION });
-    if (bytes !== undefined) headers['content-length'] = bytes.length;
+    if (bytes !== undefined) headers['content-length'] = Buffer.isBuffer(bytes) ? bytes.length : byteLength(bytes);
     finish(res, answer.status, headers, bytes, request, route, started);
   };
 

@@ -130,16 +130,17 @@ export interface BodyAnswer {
   etag: string;
   /** The content encoding of a 200 (undefined: identity). */
   encoding: Encoding | undefined;
-  /** Undefined for a 304. */
-  bytes: Buffer | Promise<Buffer> | undefined;
+  /** Undefined for a 304; an identity answer may be several buffers to write in order (`parts`). */
+  bytes: Buffer | readonly Buffer[] | Promise<Buffer> | undefined;
 }
 
-export function bodyAnswer(headers: IncomingHttpHeaders, body: Body): BodyAnswer {
+/** `parts`: the writer takes an identity body as several buffers (a list body is then not joined). */
+export function bodyAnswer(headers: IncomingHttpHeaders, body: Body, parts = false): BodyAnswer {
   const encoding = body.size >= COMPRESS_MIN_BYTES ? acceptedEncoding(headers['accept-encoding']) : undefined;
   const etag = body.tagFor(encoding);
   const ifNoneMatch = headers['if-none-match'];
   if (ifNoneMatch !== undefined && notModified(ifNoneMatch, body)) return { status: 304, etag, encoding: undefined, bytes: undefined };
-  return { status: 200, etag, encoding, bytes: encoding === undefined ? body.bytes : body.encodedSoon(encoding) };
+  return { status: 200, etag, encoding, bytes: encoding !== undefined ? body.encodedSoon(encoding) : parts ? body.parts : body.bytes };
 }
 
 /** The answer's representation headers, in their order on the wire, added to `into` (the length is the writer's). */
@@ -157,7 +158,7 @@ export function bodyHeaders(answer: BodyAnswer, cacheControl: string, into: Outg
 export function sendBody(request: FastifyRequest, reply: FastifyReply, body: Body, cacheControl = PRIVATE_CACHE): FastifyReply | Promise<FastifyReply> {
   const answer = bodyAnswer(request.headers, body);
   reply.headers(bodyHeaders(answer, cacheControl, {}));
-  const bytes = answer.bytes;
+  const bytes = answer.bytes as Buffer | Promise<Buffer> | undefined;
   if (bytes === undefined) return reply.code(304).send();
   return bytes instanceof Promise ? bytes.then((b) => reply.send(b)) : reply.send(bytes);
 }
