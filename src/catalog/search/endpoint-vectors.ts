@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { ToolEntry } from '../snapshot.js';
 import { searchDocument, stripMarkup } from './documents.js';
 import { embed, type EmbeddingsEndpoint, MAX_BATCH } from './embeddings-client.js';
-import { SlotVectors } from './meaning.js';
+import { SlotMatrix } from './slot-matrix.js';
 import type { PreparedTool } from './prepared.js';
 import { words } from './text.js';
 import type { ToolTable } from './tool-table.js';
@@ -71,7 +71,7 @@ export class EndpointVectors {
   /** Unit vectors by the hash of the model and the tool's text. */
   private readonly byContent = new Map<string, Float32Array>();
   private readonly keys = new WeakMap<PreparedTool, string>();
-  private matrix: SlotVectors | undefined;
+  private matrix: SlotMatrix | undefined;
   /** By slot: the tool whose vector the matrix holds there. */
   private filed: (PreparedTool | undefined)[] = [];
   private ready = new Uint8Array(0);
@@ -170,7 +170,7 @@ export class EndpointVectors {
   }
 
   private file(slot: number, prepared: PreparedTool, vector: Float32Array): void {
-    if (this.matrix === undefined) this.matrix = new SlotVectors(vector.length);
+    if (this.matrix === undefined) this.matrix = new SlotMatrix(vector.length);
     if (vector.length !== this.matrix.dimensions) return;
     this.matrix.set(slot, vector);
     this.filed[slot] = prepared;
