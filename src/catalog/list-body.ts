@@ -45,8 +45,8 @@ const joinedLists = new WeakSet<ArrayBufferLike>();
 /**
  * The list's bytes as parts: the frame, and runs of consecutive entries that
  * lie one after another (with the comma between them) in a joined list,
- * else each entry and a comma. Undefined once there would be more than
- * MAX_LIST_PARTS.
+ * else each entry and a comma. Undefined when no entry lies in a joined
+ * list (a first build) or once there would be more than MAX_LIST_PARTS.
  */
 function partsOf(entries: readonly Listed[], kind: Kind): Buffer[] | undefined {
   const { open, close } = FRAME[kind];
@@ -55,6 +55,7 @@ function partsOf(entries: readonly Listed[], kind: Kind): Buffer[] | undefined {
   let first: Buffer | undefined;
   let end = 0;
   let list: Uint8Array | undefined;
+  let inJoined = false;
   const endRun = () => (first!.byteOffset + first!.length === end ? first! : Buffer.from(first!.buffer, first!.byteOffset, end - first!.byteOffset));
   for (let i = 0; i < entries.length; i++) {
     const bytes = entries[i][kind].bytes;
@@ -69,7 +70,10 @@ function partsOf(entries: readonly Listed[], kind: Kind): Buffer[] | undefined {
     first = bytes;
     end = bytes.byteOffset + bytes.length;
     list = joinedLists.has(bytes.buffer) ? new Uint8Array(bytes.buffer) : undefined;
+    if (list !== undefined) inJoined = true;
   }
+  // Nothing lies in an earlier list (a first build): joined, and the entries move onto it.
+  if (!inJoined) return undefined;
   if (first !== undefined) parts.push(endRun());
   parts.push(close);
   return parts;
