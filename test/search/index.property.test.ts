@@ -13,6 +13,7 @@ import { compileTenant, type Caller } from '../../src/catalog/visibility.js';
 import { Policy } from '../../src/classify/policy.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import type { RawTool, ToolSource } from '../../src/sources/raw-tool.js';
+import { MutableSource } from './mutable-source.js';
 
 const VOCABULARY = 'list create delete update ticket invoice comment repository issue user file folder report archive export search label message star note'.split(' ');
 
@@ -25,26 +26,6 @@ function rawTool(name: string, words: readonly string[], revision = 0): RawTool 
     description: `${words.join(' ')}${revision > 0 ? ` revision ${revision}` : ''}`,
     inputSchema: { type: 'object', properties: Object.fromEntries(words.slice(2, 4).map((w) => [`${w}Id`, { type: 'string', description: `the ${w}` }])) },
   };
-}
-
-class MutableSource implements ToolSource {
-  readonly id = 'node-pack:test';
-  readonly kind = 'node-pack' as const;
-  constructor(public list: RawTool[]) {}
-  async start(): Promise<void> {}
-  tools(): readonly RawTool[] {
-    return this.list;
-  }
-  health() {
-    return { id: this.id, kind: this.kind, state: 'connected' as const, toolCount: this.list.length };
-  }
-  async stop(): Promise<void> {}
-  owns(): boolean {
-    return false;
-  }
-  invoke(): Promise<never> {
-    return Promise.reject(new Error('a search test calls no tool'));
-  }
 }
 
 function storeOf(source: ToolSource, tenants: Record<string, string[]>): CatalogStore {

@@ -15,8 +15,9 @@ import { CatalogStore } from '../../src/catalog/store.js';
 import { compileTenant, type Caller } from '../../src/catalog/visibility.js';
 import { Policy } from '../../src/classify/policy.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import type { RawTool, ToolSource } from '../../src/sources/raw-tool.js';
+import type { RawTool } from '../../src/sources/raw-tool.js';
 import { prng } from '../compact/support/random.js';
+import { MutableSource } from './mutable-source.js';
 
 const VOCABULARY = 'list create delete update ticket invoice comment repository issue user file folder report archive export search label message star note deploy calendar event contact payment refund dispute channel team project'.split(' ');
 const QUERIES = ['list tickets', 'delete a comment', 'export the report', 'refund a payment', 'search users by label', 'archive old messages', 'calendar event for the team'];
@@ -32,26 +33,6 @@ function rawTool(name: string, r: () => number, revision: number): RawTool {
     description: `${words.join(' ')} revision ${revision}`,
     inputSchema: { type: 'object', properties: Object.fromEntries(words.slice(2, 4).map((w) => [`${w}Id`, { type: 'string', description: `the ${w}` }])) },
   };
-}
-
-class MutableSource implements ToolSource {
-  readonly id = 'node-pack:test';
-  readonly kind = 'node-pack' as const;
-  constructor(public list: RawTool[]) {}
-  async start(): Promise<void> {}
-  tools(): readonly RawTool[] {
-    return this.list;
-  }
-  health() {
-    return { id: this.id, kind: this.kind, state: 'connected' as const, toolCount: this.list.length };
-  }
-  async stop(): Promise<void> {}
-  owns(): boolean {
-    return false;
-  }
-  invoke(): Promise<never> {
-    return Promise.reject(new Error('a search test calls no tool'));
-  }
 }
 
 async function refresh(store: CatalogStore): Promise<void> {
