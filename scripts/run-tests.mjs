@@ -1,28 +1,31 @@
 // Runs one test set (`fast` for `npm test`, `e2e` for `npm run test:e2e`)
 // with node's test runner, in fewer processes than files. Each test process
-// pays the loader and the import of the host's modules (about 1.5 s of CPU
-// on a 2-core machine) before its first case; most files then run for less
-// than that. So the files of one folder run together in one process, a few
-// at a time (CHUNK), and the runner keeps two such processes busy. A file
-// that must have a process to itself (it changes process-wide state, or
-// other files' timing would bend its own) is named in ALONE. Extra arguments
-// are passed to `node --test` (e.g. `--test-reporter=tap`). Each file of a
-// group is imported inside a suite named after it, so its top-level
-// before()/after() run around its own tests only, and a failing hook fails
-// that file's tests, not its neighbours'.
+// pays the import of the host's modules and packages before its first case;
+// most files then run for less than that. So the files of one folder run
+// together in one process, a few at a time (CHUNK), and the runner keeps two
+// such processes busy. A file that must have a process to itself (it changes
+// process-wide state, or other files' timing would bend its own) is named in
+// ALONE. Extra arguments are passed to `node --test` (e.g.
+// `--test-reporter=tap`). Each file of a group is imported inside a suite
+// named after it, so its top-level before()/after() run around its own tests
+// only, and a failing hook fails that file's tests, not its neighbours'.
+//
+// Each group is bundled into one plain JavaScript file (scripts/
+// node-bundle.mjs) and run by node without a loader: through tsx, a process
+// spent about 2 s more CPU resolving and compiling a few hundred TypeScript
+// modules one by one, a sixth of the suite's CPU. The bundles carry source
+// maps (node runs with --enable-source-maps), so a failure still names the
+// test file and line. They are written below node_modules/.cache, where the
+// packages they import resolve, and removed after the run.
 //
 // A process ends when its tests have (--test-force-exit: a handle a failed
 // test left open cannot hold the run). No runner-wide --test-timeout: on
 // node 20 it times the whole group file, not each test.
-//
-// The group files are written under os.tmpdir(), never into the checkout,
-// and import the test files by absolute URL, so a failure still names the
-// test file and line.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { nodeBundleOptions, ownImportMetaUrl } from './node-bundle.mjs';
 import { testFiles } from './test-files.mjs';
 
 const CHUNK = 5;
@@ -62,14 +65,24 @@ function groups() {
   return out;
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'toolhost-test-groups-'));
-const entries = groups().map((group, i) => {
-  const name = `${String(i).padStart(2, '0')}-${group[0].replace(/^test\//, '').replace(/[/.]/g, '_')}${group.length > 1 ? `+${group.length - 1}` : ''}.test.mjs`;
-  const file = join(dir, name);
-  const suites = group.map((f) => `describe(${JSON.stringify(f)}, async () => { await import(${JSON.stringify(pathToFileURL(join(root, f)).href)}); });`);
+mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
+const dir = mkdtempSync(join(root, 'node_modules/.cache/toolhost-test-groups-'));
+const sources = groups().map((group, i) => {
+  const name = `${String(i).padStart(2, '0')}-${group[0].replace(/^test\//, '').replace(/[/.]/g, '_')}${group.length > 1 ? `+${group.length - 1}` : ''}`;
+  const suites = group.map((f) => `describe(${JSON.stringify(f)}, async () => { await import(${JSON.stringify(join(root, f))}); });`);
+  const file = join(dir, `${name}.entry.mjs`);
   writeFileSync(file, [`import { describe } from 'node:test';`, ...suites].join('\n') + '\n');
   return file;
 });
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-force-exit', ...runnerArgs, ...entries], { stdio: 'inherit', cwd: root });
-rmSync(dir, { recursive: true, force: true });
-process.exit(result.status ?? 1);
+let status = 1;
+try {
+  const started = Date.now();
+  const { metafile } = await build({ ...nodeBundleOptions, plugins: [ownImportMetaUrl], entryPoints: sources, outdir: dir, outExtension: { '.js': '.test.mjs' }, entryNames: '[name]', metafile: true });
+  const entries = Object.keys(metafile.outputs).map((f) => join(root, f));
+  console.log(`# bundled ${entries.length} test processes in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-force-exit', ...runnerArgs, ...entries], { stdio: 'inherit', cwd: root });
+  status = result.status ?? 1;
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(status);
