@@ -1,9 +1,9 @@
 // Runs one test set (`fast` for `npm test`, `e2e` for `npm run test:e2e`)
 // with node's test runner, in fewer processes than files. Each test process
 // pays the import of the host's modules and packages before its first case;
-// most files then run for less than that. So the files of one folder run
-// together in one process, a few at a time (CHUNK), and the runner keeps two
-// such processes busy. A file that must have a process to itself (it changes
+// most files then run for less than that. So test files run together in one
+// process, CHUNK at a time in folder order, and the runner keeps two such
+// processes busy. A file that must have a process to itself (it changes
 // process-wide state, or other files' timing would bend its own) is named in
 // ALONE. Extra arguments are passed to `node --test` (e.g.
 // `--test-reporter=tap`). Each file of a group is imported inside a suite
@@ -28,7 +28,7 @@ import { build } from 'esbuild';
 import { nodeBundleOptions, ownImportMetaUrl } from './node-bundle.mjs';
 import { testFiles } from './test-files.mjs';
 
-const CHUNK = 5;
+const CHUNK = 8;
 /** The end-to-end files each start several processes of their own: one file per process is no dearer. */
 const E2E_CHUNK = 1;
 const ALONE = new Set([
@@ -47,21 +47,13 @@ const files = testFiles(set);
 const root = new URL('../', import.meta.url).pathname;
 
 function groups() {
-  const byFolder = new Map();
-  const alone = [];
-  for (const file of files) {
-    if (ALONE.has(file)) { alone.push([file]); continue; }
-    const folder = file.slice(0, file.lastIndexOf('/'));
-    byFolder.set(folder, [...(byFolder.get(folder) ?? []), file]);
-  }
-  const rank = (folder) => (FIRST.includes(folder) ? FIRST.indexOf(folder) : FIRST.length);
-  const folders = [...byFolder.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const alone = files.filter((f) => ALONE.has(f)).map((f) => [f]);
+  const folderOf = (file) => file.slice(0, file.lastIndexOf('/'));
+  const rank = (file) => (FIRST.includes(folderOf(file)) ? FIRST.indexOf(folderOf(file)) : FIRST.length);
+  const ordered = files.filter((f) => !ALONE.has(f)).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const chunk = set === 'e2e' ? E2E_CHUNK : CHUNK;
   const out = [...alone];
-  for (const folder of folders) {
-    const list = byFolder.get(folder);
-    const chunk = set === 'e2e' ? E2E_CHUNK : CHUNK;
-    for (let i = 0; i < list.length; i += chunk) out.push(list.slice(i, i + chunk));
-  }
+  for (let i = 0; i < ordered.length; i += chunk) out.push(ordered.slice(i, i + chunk));
   return out;
 }
 
