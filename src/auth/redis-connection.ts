@@ -7,9 +7,12 @@
 // connection reconnects by itself and probes until Redis answers in time
 // again. The URL (which may hold a password) comes from an env variable or
 // a file and is never logged or reported: health carries the state, the
-// time it began and a scrubbed error text.
+// time it began and a scrubbed error text. The `ioredis` driver is loaded
+// when the first connection is made, not with the config's schema: a host
+// with no `redis:` never loads it.
+import { createRequire } from 'node:module';
 import { Type, type Static } from '@sinclair/typebox';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { CLOSED } from '../util/schema-builders.js';
 import { connectionUrlSecrets, SecretScrubber } from '../util/scrub.js';
@@ -62,6 +65,9 @@ export function scrubbedError(err: unknown, url: string): string {
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
 }
 
+const requireDriver = createRequire(import.meta.url);
+const redisDriver = (): typeof Redis => (requireDriver('ioredis') as typeof import('ioredis')).Redis;
+
 export class RedisConnection {
   readonly client: Redis;
   readonly keyPrefix: string;
@@ -81,7 +87,7 @@ export class RedisConnection {
     this.logger = options.logger;
     this.keyPrefix = options.keyPrefix ?? REDIS_DEFAULTS.keyPrefix;
     this.commandTimeoutMs = options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs;
-    this.client = new Redis(options.url, {
+    this.client = new (redisDriver())(options.url, {
       // A command while disconnected fails at once instead of queueing: its caller falls back.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,

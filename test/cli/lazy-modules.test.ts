@@ -1,7 +1,10 @@
 // The commands that need no config stay quick: `toolhost --help` and
 // `toolhost hash-key` do not load TypeBox (the config's definition, some 200
-// modules), which only the commands that read or print a config load. Every
-// module the built CLI resolves is recorded by a module hook in a temp dir.
+// modules), which only the commands that read or print a config load; and a
+// host with a SQLite event log and no `redis:` loads neither the PostgreSQL
+// nor the Redis driver (a quarter of a second of CPU at every start). Every
+// module the built CLI resolves is recorded by a module hook in a temp dir,
+// and every CommonJS module it loaded (require's cache) when it exits.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -23,14 +26,24 @@ export async function resolve(specifier, context, next) {
 }
 `;
 
-/** The modules `node bin/toolhost.js ...args` resolves. */
+const REGISTER = `import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+import { pathToFileURL } from 'node:url';
+register(HOOKS_URL);
+const cache = createRequire(import.meta.url).cache;
+process.on('exit', () => appendFileSync(process.env.TOOLHOST_TEST_MODULE_LOG, Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n').join('')));
+`;
+
+/** The modules `node bin/toolhost.js ...args` resolves or loads. */
 async function modulesLoadedBy(args: string[]): Promise<string[]> {
   const dir = tempDir('toolhost-modules-');
   writeFileSync(join(dir, 'hooks.mjs'), HOOKS);
-  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+  writeFileSync(join(dir, 'register.mjs'), REGISTER.replace('HOOKS_URL', JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)));
   const log = join(dir, 'modules.log');
   writeFileSync(log, '');
-  await run(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, BIN, ...args], { env: { ...process.env, TOOLHOST_TEST_MODULE_LOG: log } });
+  await run(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, BIN, ...args], { env: { ...process.env, TOOLHOST_TEST_MODULE_LOG: log, REDIS_URL: 'redis://127.0.0.1:1' } }).catch((err: { code?: number }) => {
+    if (typeof err.code !== 'number') throw err;
+  });
   return readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
 }
 
@@ -46,4 +59,19 @@ test('`toolhost --help` and `toolhost hash-key` load no TypeBox module', async (
 
 test('`toolhost config-schema` does load TypeBox (the hook sees it)', async () => {
   assert.ok(typebox(await modulesLoadedBy(['config-schema'])).length > 0);
+});
+
+const drivers = (modules: string[]) => modules.filter((m) => /\/node_modules\/(pg|ioredis)\//.test(m));
+
+test('a host on SQLite with no `redis:` loads neither the PostgreSQL nor the Redis driver; with `redis:` it loads ioredis', async () => {
+  const dir = tempDir();
+  const base = { tenants: { t: { tools: ['*'] } }, events: { file: join(dir, 'events.sqlite') }, sources: { nodePacks: [{ path: join(ROOT, 'examples/demo/packs/text') }] } };
+  const plain = join(dir, 'plain.yaml');
+  writeFileSync(plain, JSON.stringify(base));
+  const modules = await modulesLoadedBy(['validate', '--config', plain, '--wait', '2']);
+  assert.ok(modules.some((m) => m.includes('/node_modules/better-sqlite3/')), 'the exit hook saw the CommonJS modules');
+  assert.deepEqual(drivers(modules), []);
+  const withRedis = join(dir, 'redis.yaml');
+  writeFileSync(withRedis, JSON.stringify({ ...base, redis: { url: { env: 'REDIS_URL' }, connectTimeoutMs: 100 } }));
+  assert.ok(drivers(await modulesLoadedBy(['validate', '--config', withRedis, '--wait', '2'])).some((m) => m.includes('/ioredis/')));
 });
