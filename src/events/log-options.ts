@@ -29,6 +29,8 @@ export interface EventLogOptions {
   onAppendFailure?: (failure: AppendFailure) => void;
   /** Called when the log becomes unwritable or writable again. */
   onHealthChange?: (health: EventLogHealth) => void;
+  /** Called once if the checkpoint worker fails and SQLite's own checkpoints take over (sqlite/checkpointer.ts). */
+  onCheckpointFailure?: (failure: { code: string; message: string }) => void;
 }
 
 export function checkOptions(options: EventLogOptions): void {

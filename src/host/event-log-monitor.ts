@@ -5,7 +5,8 @@
 // appends are written at most once per `windowMs`: a full disk refuses every
 // call, and one line per call would bury everything else. Lines suppressed in
 // a window are counted in the next line, or in a summary line at the window's
-// end when no failure follows.
+// end when no failure follows. A failed checkpoint worker is one warning: the
+// log goes on, its commits slower (sqlite/checkpointer.ts).
 import type { Logger } from 'pino';
 import type { AppendFailure, AppendFailureReason, EventLogHealth } from '../events/log-health.js';
 import { EVENT_LOG_FAILURE_REASONS, type EventLogMetrics } from '../observability/metrics.js';
@@ -19,6 +20,8 @@ export const FAILURE_LOG_WINDOW_MS = 1000;
 export interface EventLogMonitor {
   onAppendFailure(failure: AppendFailure): void;
   onHealthChange(health: EventLogHealth): void;
+  /** The checkpoint worker failed: commits carry SQLite's checkpoints again (slower, still durable). One line; /readyz keeps showing it. */
+  onCheckpointFailure(failure: { code: string; message: string }): void;
   /** Writes any suppressed count now and stops the window timer. */
   stop(): void;
 }
@@ -67,6 +70,9 @@ export function createEventLogMonitor(logger: Logger, metrics: EventLogMetrics |
       metrics?.writable.set(health.writable ? 1 : 0);
       if (health.writable) logger.warn({ eventLog: file, logId: health.logId }, 'event log writable again; tool calls are accepted');
       else logger.error({ eventLog: file, reason: health.reason, error: health.error }, 'event log cannot be written; tool calls are refused and /readyz answers 503');
+    },
+    onCheckpointFailure(failure) {
+      logger.warn({ eventLog: file, code: failure.code, error: failure.message }, 'event log checkpoint worker failed; SQLite checkpoints the WAL inside commits again (slower commits, nothing lost)');
     },
     stop: flush,
   };

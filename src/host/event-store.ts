@@ -30,6 +30,7 @@ function openSqliteEvents(events: EventsConfig, file: string, logger: Logger, me
     createIfMissing: events.createIfMissing,
     onAppendFailure: monitor.onAppendFailure,
     onHealthChange: monitor.onHealthChange,
+    onCheckpointFailure: monitor.onCheckpointFailure,
   });
   onStop(() => log.close());
   metrics?.writable.set(1);

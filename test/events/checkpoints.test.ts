@@ -62,9 +62,10 @@ test('a worker checkpoints the WAL: the log connection never does, and the WAL s
   assert.equal(existsSync(`${file}-wal`), false, 'a clean close: the worker, last to close, checkpointed the WAL and removed it');
 });
 
-test('a worker that dies shows in health; appends go on and SQLite checkpoints in the commits again', async () => {
+test('a worker that dies shows in health and is reported once; appends go on and SQLite checkpoints in the commits again', async () => {
   const file = logFile();
-  const log = EventLog.open(file, { checkpointFrames: FRAMES });
+  const reported: Array<{ code: string }> = [];
+  const log = EventLog.open(file, { checkpointFrames: FRAMES, onCheckpointFailure: (f) => void reported.push(f) });
   try {
     await appendOne(log, opened('before'));
     assert.equal(log.health().checkpoints, undefined, 'all well: no checkpoints field');
@@ -76,6 +77,7 @@ test('a worker that dies shows in health; appends go on and SQLite checkpoints i
     assert.equal(health.writable, true, 'events are still written');
     assert.equal(health.checkpoints?.thread, 'main');
     assert.match(health.checkpoints?.error ?? '', /WORKER_EXIT/);
+    assert.deepEqual(reported.map((f) => f.code), ['WORKER_EXIT'], 'reported to the host once');
     assert.ok(!Number.isNaN(Date.parse(health.checkpoints?.since ?? '')));
     assert.equal(handle(log).pragma('wal_autocheckpoint', { simple: true }), 1000, "SQLite's own checkpoints are back on");
     assert.equal((await appendOne(log, opened('after'))).sequence, 1);

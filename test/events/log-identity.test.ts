@@ -129,3 +129,15 @@ test('a suppressed count is written when its window ends even if no failure foll
   assert.equal(accounted, 2);
   monitor.stop();
 });
+
+test("a failed checkpoint worker is one warning line naming the log and the error's code", () => {
+  const { logger, lines } = captured();
+  const monitor = createEventLogMonitor(logger, undefined, '/data/events.sqlite', 50);
+  monitor.onCheckpointFailure({ code: 'WORKER_EXIT', message: 'the checkpoint worker exited (code 1)' });
+  assert.equal(lines().length, 1);
+  assert.equal(lines()[0].level, 40);
+  assert.equal(lines()[0].eventLog, '/data/events.sqlite');
+  assert.equal(lines()[0].code, 'WORKER_EXIT');
+  assert.match(lines()[0].msg, /checkpoint worker failed/);
+  monitor.stop();
+});

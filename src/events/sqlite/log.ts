@@ -231,6 +231,11 @@ export class EventLog implements EventStore {
     this.checkpointFault = { error: `${failure.code}: ${failure.message}`, since: new Date().toISOString() };
     if (this.closed) return;
     try {
+      this.options.onCheckpointFailure?.(failure);
+    } catch {
+      // A hook's throw must not stop the fallback below.
+    }
+    try {
       this.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_FRAMES}`);
     } catch {
       // The next commit reports a failing database itself.
