@@ -10,13 +10,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
-import { CatalogSearch } from '../../src/catalog/search/catalog-search.js';
+import { CatalogSearch, type CatalogSearchOptions } from '../../src/catalog/search/catalog-search.js';
 import { CatalogStore } from '../../src/catalog/store.js';
 import { compileTenant, type Caller } from '../../src/catalog/visibility.js';
 import { Policy } from '../../src/classify/policy.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import type { RawTool } from '../../src/sources/raw-tool.js';
 import { prng } from '../compact/support/random.js';
+import { startEmbeddingsServer } from '../helpers/embeddings-server.js';
 import { MutableSource } from './mutable-source.js';
 
 const VOCABULARY = 'list create delete update ticket invoice comment repository issue user file folder report archive export search label message star note deploy calendar event contact payment refund dispute channel team project'.split(' ');
@@ -87,14 +88,15 @@ test('property: views marked from the table\'s changes answer as views made afre
   );
 });
 
-test('a search during the background filing files its own view\'s tools only, and answers as after it', async () => {
+/** A search while 3,000 tools join at once: what it filed, and its answers against a search made afresh once all are filed. */
+async function searchDuringFiling(options: CatalogSearchOptions): Promise<void> {
   const r = prng(7);
   let next = 0;
   const tools = Array.from({ length: 3000 }, () => rawTool(`${'ab'[next % 2]}${next++}`, r, 0));
   const source = new MutableSource(tools.filter((t) => t.toolId.startsWith('openwop:a1')));
   const store = new CatalogStore({ sources: [source], policy: new Policy({}), tenants: new Map(Object.entries(TENANTS).map(([id, globs]) => [id, compileTenant(id, globs)])), logger: pino({ level: 'silent' }), metrics: createMetrics() });
   store.initialBuild();
-  const search = new CatalogSearch(store);
+  const search = new CatalogSearch(store, options);
   await search.whenReady();
   // Every tool joins at once: more than is filed on the swap's own turn.
   source.list = tools;
@@ -110,4 +112,18 @@ test('a search during the background filing files its own view\'s tools only, an
   assert.deepEqual(answers(search, 'all'), answers(fresh, 'all'));
   search.close();
   fresh.close();
+}
+
+test('a search during the background filing files its own view\'s tools only, and answers as after it', async () => {
+  await searchDuringFiling({});
+});
+
+test('with an embeddings endpoint too, such a search files its own view\'s tools only (the endpoint follows what is filed)', async () => {
+  const model = await startEmbeddingsServer('ok');
+  try {
+    await searchDuringFiling({ embeddings: { endpoint: { url: model.url, model: 'stand-in' }, queryTimeoutMs: 5000, weight: 1, log: () => {} } });
+    assert.ok(model.texts.length >= 3000, `every tool's vector was asked for once filed (${model.texts.length} texts)`);
+  } finally {
+    await model.close();
+  }
 });

@@ -132,7 +132,8 @@ export class CatalogSearch {
     if (snapshot !== this.followed) this.follow(snapshot);
     const index = this.indexFor(snapshot.viewFor(caller), caller);
     if (this.endpoint === undefined) return index.search(query, limit, filter);
-    this.table.finish();
+    // The view's tools, not the whole table: the rest is filed in the background and followed at a later search.
+    index.fileView();
     this.endpoint.follow();
     return index.search(query, limit, filter, embedded === undefined ? undefined : this.endpoint.ranking(embedded));
   }

@@ -89,7 +89,12 @@ export class EndpointVectors {
     private readonly options: EndpointVectorsOptions,
   ) {}
 
-  /** Files the vectors known for the table's tools and starts asking for the others. Call with the table's tools all held. */
+  /**
+   * Files the vectors known for the tools the table holds now and starts
+   * asking for the others. Tools the table files later (a large change is
+   * filed in the background) are followed at the next call: until then a
+   * view holding one has no endpoint ranking (`ranking` checks every slot).
+   */
   follow(): void {
     const table = this.table;
     if (table.version !== this.seen) {

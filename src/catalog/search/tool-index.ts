@@ -129,9 +129,14 @@ export class ToolSearchIndex implements Subset {
     this.size = held.size;
   }
 
+  /** Files this view's tools in the shared table now, on the caller's turn (a search does it first). */
+  fileView(): void {
+    this.table.finishFor(this.wanted);
+  }
+
   /** `extra`: the embeddings endpoint's ranking, fused in place of the word vectors' when it covers the view. */
   search(query: string, limit: number, filter: SearchFilter = {}, extra?: ExtraRanking): SearchAnswer {
-    this.table.finishFor(this.wanted);
+    this.fileView();
     this.mark();
     if (this.size === 0) return { hits: [], total: 0 };
     const table = this.table;

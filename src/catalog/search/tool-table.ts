@@ -176,12 +176,6 @@ export class ToolTable {
     while (this.vectorFill !== undefined) this.fillSome(Infinity);
   }
 
-  /** Finishes every pending part on the caller's turn (the embeddings endpoint follows the whole table). */
-  finish(): void {
-    if (this.pending !== undefined) this.holdSome(Infinity);
-    while (this.vectorFill !== undefined) this.fillSome(Infinity);
-  }
-
   /** Nothing to do when the entries are the ones held; else the work, with removals done at once (they are cheap). */
   private plan(entries: readonly ToolEntry[]): ToolTable['pending'] {
     if (entries === this.held && this.pending === undefined) return undefined;
