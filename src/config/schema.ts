@@ -98,7 +98,7 @@ const eventsSchema = Type.Object(
     postgres: Type.Optional(eventsPostgresSchema),
     retentionDays: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     maxEvents: Type.Optional(Type.Integer({ minimum: 1 })),
-    /** What is fsync'd before an event append is acknowledged (default full; docs/config.md, src/events/sqlite/log.ts "Durability"). */
+    /** What is fsync'd before an event append is acknowledged (default full; docs/config.md, docs/architecture.md "Durability"). */
     synchronous: Type.Optional(StringEnum(['full', 'normal'])),
     /** False: refuse to start when the file is missing instead of creating an empty log (default true). */
     createIfMissing: Type.Optional(Type.Boolean()),

@@ -3,7 +3,7 @@
 import type { AppendFailure, EventLogHealth } from './log-health.js';
 import type { GroupTrigger } from './sqlite/group-commit.js';
 
-/** What is synced to disk before an append resolves (log.ts "Durability"). */
+/** What is synced to disk before an append resolves (docs/architecture.md "Durability"). */
 export type EventSynchronous = 'full' | 'normal';
 
 export interface EventLogOptions {

@@ -10,7 +10,7 @@ import { ToolSession } from '../../src/events/session.js';
 const [file, countText] = process.argv.slice(2);
 const log = EventLog.open(file);
 // Concurrent sessions, each committing its write-ahead and answer records as a
-// call does, so their commits are grouped (see log.ts "Group commit").
+// call does, so their commits are grouped (docs/architecture.md "Group commit").
 const ids = await Promise.all(
   Array.from({ length: Number(countText ?? '1') }, async () => {
     const s = ToolSession.open(log, { tenant: 'acme', principal: 'acme-agent' }, 'workflow:shout');

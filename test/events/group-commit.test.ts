@@ -1,4 +1,4 @@
-// Group commit of the event log (src/events/sqlite/log.ts "Group commit" and
+// Group commit of the event log (docs/architecture.md "Group commit" and
 // "Durability"; group-commit.ts): appends of one turn share one transaction
 // and one fsync, a failing group refuses every append in it and stores
 // nothing, write-ahead records are fsync'd by the next ordinary commit or

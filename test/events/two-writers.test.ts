@@ -1,5 +1,5 @@
 // Two processes appending to one SQLite event log at once, each through its
-// own group commit (src/events/sqlite/log.ts "Streams", "Group commit"): every
+// own group commit (docs/architecture.md "The SQLite event log": "Streams", "Group commit"): every
 // tenant's stream stays gap-free and duplicate-free from 0, each append's
 // events get consecutive sequences in the order given, and every process is
 // told exactly the sequences that were stored. fast-check picks the plans.

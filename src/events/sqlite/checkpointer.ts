@@ -1,4 +1,4 @@
-// WAL checkpoints off the event loop (log.ts "Checkpoints"; docs/contract.md
+// WAL checkpoints off the event loop (docs/architecture.md "Checkpoints"; docs/contract.md
 // "Tool sessions": a durable log). SQLite copies the WAL back into the
 // database file every 1,000 pages by default, inside the commit that
 // crosses the mark, and a checkpoint fsyncs both files: on better-sqlite3

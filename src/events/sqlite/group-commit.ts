@@ -20,7 +20,7 @@ export type GroupTrigger = 'immediate' | 'microtask';
 /** One caller's append waiting in the queue. */
 export interface PendingAppend {
   events: readonly AppendInput[];
-  /** A write-ahead record: committed, its fsync may ride on a later commit's (see log.ts "Durability"). */
+  /** A write-ahead record: committed, its fsync may ride on a later commit's (docs/architecture.md "Durability"). */
   writeAhead: boolean;
   resolve(stored: ToolEvent[]): void;
   reject(err: unknown): void;

@@ -1,4 +1,4 @@
-// One group commit's transaction (log.ts "Group commit"; docs/contract.md
+// One group commit's transaction (docs/architecture.md "Group commit"; docs/contract.md
 // "Tool sessions": per-tenant streams, consecutive sequences). What a commit
 // costs is mostly the pages it dirties, each written to the WAL: one stream
 // bump per tenant and group, then one INSERT per event into a table with

@@ -1,79 +1,11 @@
-// The durable, ordered tool-session event log (docs/contract.md "Tool sessions";
-// docs/contract.md "Views and sessions"). Every event a tool session produces is appended
-// here, to a SQLite database, before the call that produced it goes on.
-//
-// Event names. We emit the names of docs/contract.md "Tool sessions", `tool.session.opened` and
-// `tool.session.closed`. The openwop v2 event code map spells the same two
-// events `tool.session-opened` and `tool.session-closed`; a consumer keyed on
-// the code map maps one to the other. The call
-// events `agent.toolCalled` / `agent.toolReturned` are spelled the same in both.
-//
-// Streams. Each tenant is one stream: its `sequence` starts at 0 and grows by
-// exactly 1 per event of that tenant, so `after=` cursors are tenant-local and
-// a tenant never learns how busy another one is. The last sequence of every
-// stream lives in its own table (`tool_event_streams`), bumped in the same
-// transaction as the insert, so a stream never goes backwards: not across
-// restarts, not after retention has pruned every event of a tenant, and not
-// when two processes share the file (the bump and the insert run under one
-// IMMEDIATE transaction, i.e. under SQLite's write lock).
-//
-// Durability. The database runs in WAL mode with SQLite's synchronous=NORMAL:
-// a commit appends the transaction's frames to the `-wal` file with write(2)
-// and does not fsync (SQLite syncs at checkpoints only). Data handed to
-// write(2) sits in the page cache, which belongs to the kernel, not to our
-// process, so a killed process (SIGKILL, OOM kill, crash) loses nothing
-// committed: the next open replays the WAL. What `events.synchronous` adds:
-// - `full` (the default): before an append resolves, the log fdatasyncs the
-//   `-wal` file itself, on libuv's thread pool (wal-sync.ts), so the event
-//   loop is never held by the disk. That is what SQLite's synchronous=FULL
-//   does inside the commit; the WAL is one file written in order, so one
-//   fdatasync makes every frame written before it durable, whoever wrote it.
-//   An acknowledged event survives a power loss or kernel crash.
-//   A write-ahead append (`{ writeAhead: true }`: a call's record made before
-//   its tool runs, see session.ts) resolves once committed; its frames are
-//   synced by the next ordinary append's fdatasync (its call's answer record
-//   at the latest) or DEFERRED_SYNC_MS after its commit, whichever is first.
-//   So a power loss loses no event of a call whose answer went out, and at
-//   most the write-ahead records of calls started in the last
-//   DEFERRED_SYNC_MS whose answers had not gone out.
-// - `normal`: no sync per append. A process kill still loses nothing
-//   committed; a power loss or kernel crash may lose the last appends,
-//   acknowledged ones included.
-// Either way the file stays consistent (WAL frames are checksummed and a torn
-// tail is discarded). Readers (GET /events, subscribers) see an event once it
-// is committed, which may be before it is synced: after a power loss in that
-// window, a reader may have seen an event the restarted log does not have,
-// and its sequence number is handed out again to another event.
-//
-// Group commit (group-commit.ts). Appends are queued and the queue is
-// committed as one IMMEDIATE transaction on a later turn of the event loop:
-// concurrent calls share one commit, and the appends of commits made while
-// an fdatasync runs share the next one. Each caller's promise settles after
-// its commit (and sync). A group is stored all or none: if its transaction
-// fails, every append in it is refused. Subscribers get the events after the
-// commit, once each, in sequence order (subscribers.ts).
-//
-// Checkpoints (checkpointer.ts). SQLite's own checkpoints would run inside
-// a commit on the main thread and fsync twice there; the log turns them off
-// on its connection and a worker thread with its own connection checkpoints
-// the WAL every ~1,000 committed frames. A failed worker shows in `health()`
-// (`checkpoints`) and SQLite's own checkpoints take over.
-//
-// Faults (src/events/log-health.ts). Before each write, and on a timer while
-// idle, the log checks that its file and `-wal` are still the ones it opened
-// (device and inode): a deleted or replaced file is `file_lost` for good, and
-// nothing more is written into a file no restart would see. Any other failed
-// write refuses that append until a write (an append, or the timer's probe)
-// succeeds again. `health()` says which; the hooks let the host log and count.
-//
-// Identity. Each database gets a random `logId` at creation, stored in the
-// file: another logId means another log whose streams start again at 0.
-// `createIfMissing: false` makes a missing file an error instead.
-//
-// Content-free. A payload holds identifiers, status and duration only. The log
-// enforces it: every event type has a fixed set of payload keys (below) and
-// `append` refuses anything else, so arguments, results or credentials cannot
-// be logged by accident.
+// The durable, ordered tool-session event log (docs/contract.md "Tool
+// sessions"): every event a tool session produces is appended here, to a
+// SQLite database, before the call that produced it goes on. How it keeps
+// that promise (per-tenant streams, what `events.synchronous` makes durable
+// and when, group commit, checkpoints off the event loop, faults, the log's
+// identity, content-free payloads) is docs/architecture.md "The SQLite event
+// log"; the names used below (DEFERRED_SYNC_MS, write-ahead appends) are
+// defined there.
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { insertGroupTransaction, type InsertGroup } from './insert-group.js';
@@ -98,7 +30,7 @@ export type { EventLogOptions, EventSynchronous } from '../log-options.js';
 
 const DEFAULT_PRUNE_INTERVAL_MS = 60_000;
 const DEFAULT_CHECK_INTERVAL_MS = 1000;
-/** The longest a committed write-ahead record waits for its fsync under `full` (see "Durability" above). */
+/** The longest a committed write-ahead record waits for its fsync under `full` (docs/architecture.md, "Durability"). */
 export const DEFERRED_SYNC_MS = 10;
 const DAY_MS = 86_400_000;
 
@@ -131,14 +63,14 @@ export class EventLog implements EventStore {
   /** Committed frames not yet fsync'd (write-ahead groups under `full`). */
   private unsynced = false;
   private readonly counts: GroupCommitStats = { groups: 0, appends: 0, events: 0, syncedGroups: 0, deferredSyncs: 0 };
-  /** WAL checkpoints in a worker thread (see "Checkpoints" above); undefined for a database in memory and under `checkpoints: 'inline'`. */
+  /** WAL checkpoints in a worker thread (docs/architecture.md, "Checkpoints"); undefined for a database in memory and under `checkpoints: 'inline'`. */
   private readonly checkpointer: CheckpointWorker | undefined;
   private checkpointFault: { error: string; since: string } | undefined;
 
   private constructor(
     private readonly db: Database.Database,
     private readonly options: EventLogOptions,
-    /** This log's identity (see the head of this file). */
+    /** This log's identity (docs/architecture.md, "Identity"). */
     readonly logId: string,
     /** The last id whose row may be out of time order (schema.ts "Time order"); undefined once none is left. */
     private unorderedThrough: number | undefined,
@@ -154,7 +86,7 @@ export class EventLog implements EventStore {
       (tenant, after, limit) => this.sql.selectAfter.all(tenant, after, limit).map(toEvent),
     );
     this.insertGroup = insertGroupTransaction(db, this.sql);
-    // Every commit only writes; what `full` adds is the log's own fdatasync (see "Durability" above).
+    // Every commit only writes; what `full` adds is the log's own fdatasync (docs/architecture.md, "Durability").
     db.pragma('synchronous = NORMAL');
     this.walSync = file !== undefined && options.synchronous !== 'normal' ? new WalSync(`${file}-wal`) : undefined;
 
@@ -200,12 +132,12 @@ export class EventLog implements EventStore {
 
   /**
    * Appends the events as one commit, shared with every other append queued
-   * in the same turn (see "Group commit" above), and resolves to them with
+   * in the same turn (docs/architecture.md, "Group commit"), and resolves to them with
    * their eventId, sequence and timestamp once that commit is done (and
    * fsync'd, see "Durability"). Rejects with a TypeError for an event that
    * is not content-free (nothing of this append is queued then), and with an
    * EventLogUnavailableError when the group could not be stored (nothing of
-   * it is stored; see "Faults" above).
+   * it is stored; see docs/architecture.md, "Faults").
    */
   append(events: readonly AppendInput[], options: AppendOptions = {}): Promise<ToolEvent[]> {
     if (this.closed) return Promise.reject(new Error('the event log is closed'));
@@ -226,7 +158,7 @@ export class EventLog implements EventStore {
     return { ...this.counts, deferredSyncPending: this.deferredSync !== undefined, ...this.checkpointer?.stats };
   }
 
-  /** The checkpoint worker failed and was ended: SQLite's own checkpoints take over, in the commits (see "Checkpoints" above). */
+  /** The checkpoint worker failed and was ended: SQLite's own checkpoints take over, in the commits (docs/architecture.md, "Checkpoints"). */
   private checkpointsFailed(failure: CheckpointFailure): void {
     this.checkpointFault = { error: `${failure.code}: ${failure.message}`, since: new Date().toISOString() };
     if (this.closed) return;
@@ -305,7 +237,7 @@ export class EventLog implements EventStore {
     return health;
   }
 
-  /** The periodic check (see "Faults" above), and delivery of other writers' events; the timer calls it, and so may a test. */
+  /** The periodic check (docs/architecture.md, "Faults"), and delivery of other writers' events; the timer calls it, and so may a test. */
   check(): void {
     if (this.closed) return;
     this.guard.check(() => {
