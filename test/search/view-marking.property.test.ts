@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
 import { CatalogSearch, type CatalogSearchOptions } from '../../src/catalog/search/catalog-search.js';
+import { embeddingText } from '../../src/catalog/search/endpoint-vectors.js';
 import { CatalogStore } from '../../src/catalog/store.js';
 import { compileTenant, type Caller } from '../../src/catalog/visibility.js';
 import { Policy } from '../../src/classify/policy.js';
@@ -89,7 +90,7 @@ test('property: views marked from the table\'s changes answer as views made afre
 });
 
 /** A search while 3,000 tools join at once: what it filed, and its answers against a search made afresh once all are filed. */
-async function searchDuringFiling(options: CatalogSearchOptions): Promise<void> {
+async function searchDuringFiling(options: CatalogSearchOptions): Promise<CatalogStore> {
   const r = prng(7);
   let next = 0;
   const tools = Array.from({ length: 3000 }, () => rawTool(`${'ab'[next % 2]}${next++}`, r, 0));
@@ -112,6 +113,7 @@ async function searchDuringFiling(options: CatalogSearchOptions): Promise<void> 
   assert.deepEqual(answers(search, 'all'), answers(fresh, 'all'));
   search.close();
   fresh.close();
+  return store;
 }
 
 test('a search during the background filing files its own view\'s tools only, and answers as after it', async () => {
@@ -121,8 +123,10 @@ test('a search during the background filing files its own view\'s tools only, an
 test('with an embeddings endpoint too, such a search files its own view\'s tools only (the endpoint follows what is filed)', async () => {
   const model = await startEmbeddingsServer('ok');
   try {
-    await searchDuringFiling({ embeddings: { endpoint: { url: model.url, model: 'stand-in' }, queryTimeoutMs: 5000, weight: 1, log: () => {} } });
-    assert.ok(model.texts.length >= 3000, `every tool's vector was asked for once filed (${model.texts.length} texts)`);
+    const store = await searchDuringFiling({ embeddings: { endpoint: { url: model.url, model: 'stand-in' }, queryTimeoutMs: 5000, weight: 1, log: () => {} } });
+    const texts = new Set(store.current().entries.map(embeddingText));
+    assert.deepEqual(new Set(model.texts), texts, 'once filed, every tool text was asked for');
+    assert.equal(model.texts.length, texts.size, 'and none twice');
   } finally {
     await model.close();
   }
