@@ -5,15 +5,8 @@
 // eager build gives. /readyz says which views are served.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import pino from 'pino';
-import { hashApiKey } from '../../src/auth/api-keys.js';
-import { setUpAuth } from '../../src/auth/setup.js';
-import { Body } from '../../src/catalog/body.js';
 import { compactDescriptor } from '../../src/catalog/compact-descriptor.js';
-import { buildApp } from '../../src/http/app.js';
-import { createMetrics } from '../../src/observability/metrics.js';
-import { tempDir } from '../helpers/server.js';
-import { generated, storeOf } from './generated-store.js';
+import { appOver, generated, storeOf } from './generated-store.js';
 
 /** What an eager build gives: every descriptor compacted and serialized, joined. */
 const eagerCompactList = (descriptors: Parameters<typeof compactDescriptor>[0][]) => `{"tools":[${descriptors.map((d) => JSON.stringify(compactDescriptor(d))).join(',')}]}`;
@@ -99,10 +92,9 @@ test('a refresh carries the compacted entries; one compaction runs at a time; a 
 
 test('over HTTP: /readyz says the compact view is building, and GET /tools?view=compact answered meanwhile has the eager bytes', async () => {
   const key = 'deferred-compact-key';
-  const auth = setUpAuth({ tenants: new Map([['t', undefined]]), principals: [{ id: 'p', tenant: 't', keyHash: hashApiKey(key) }], configDir: tempDir(), logger: pino({ level: 'silent' }) });
   const tools = generated(3000);
   const store = storeOf(() => tools);
-  const app = buildApp({ store, authenticator: auth.authenticator, discoveryBody: Body.json('{}'), sourceHealth: () => [], metrics: createMetrics(), logger: pino({ level: 'silent' }) });
+  const app = appOver(store, key);
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
@@ -123,6 +115,5 @@ test('over HTTP: /readyz says the compact view is building, and GET /tools?view=
     assert.equal(after.views.compact, 'served');
   } finally {
     await app.close();
-    auth.stop();
   }
 });

@@ -9,14 +9,8 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { test } from 'node:test';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
-import pino from 'pino';
-import { hashApiKey } from '../../src/auth/api-keys.js';
-import { setUpAuth } from '../../src/auth/setup.js';
-import { Body, LARGE_BODY_BYTES } from '../../src/catalog/body.js';
-import { buildApp } from '../../src/http/app.js';
-import { createMetrics } from '../../src/observability/metrics.js';
-import { tempDir } from '../helpers/server.js';
-import { generated, storeOf } from './generated-store.js';
+import { LARGE_BODY_BYTES } from '../../src/catalog/body.js';
+import { appOver, generated, storeOf } from './generated-store.js';
 
 interface Raw {
   status: number;
@@ -44,10 +38,9 @@ const brOf = (b: Buffer) =>
 
 test('after a refresh of a few tools, the lists are parts of the previous list, and every answer has the bytes of a fresh build', async () => {
   const key = 'list-parts-key';
-  const auth = setUpAuth({ tenants: new Map([['t', undefined]]), principals: [{ id: 'p', tenant: 't', keyHash: hashApiKey(key) }], configDir: tempDir(), logger: pino({ level: 'silent' }) });
   let tools = generated(3000);
   const store = storeOf(() => tools);
-  const app = buildApp({ store, authenticator: auth.authenticator, discoveryBody: Body.json('{}'), sourceHealth: () => [], metrics: createMetrics(), logger: pino({ level: 'silent' }) });
+  const app = appOver(store, key);
   const caller = { tenant: 't', scopes: new Set<string>() };
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });
