@@ -23,7 +23,7 @@ export class Child {
     script: string,
     args: string[] = [],
     execArgv: string[] = [],
-    stdout: 'inherit' | 'ignore' | 'pipe' = 'ignore',
+    stdout: 'inherit' | 'ignore' | 'pipe' = process.env.BENCH_CHILD_STDOUT === 'inherit' ? 'inherit' : 'ignore',
     /** Variables added to this process's environment for the child. */
     env: Record<string, string> = {},
   ) {

@@ -186,3 +186,18 @@ test('the page cache is capped by bytes: oldest pages go first, a page larger th
   feed(huge, Buffer.from(line(page(0, 4 * CACHE_MIN_BYTES), 1, 'sdk')), []);
   assert.deepEqual({ entries: huge.stats.entries, bytes: huge.stats.bytes }, { entries: 0, bytes: 0 });
 });
+
+test('lines that span chunks are joined in one buffer, reused from line to line and let go at the end of a read', () => {
+  const reader = new CachingLineReader();
+  const pages = Array.from({ length: 20 }, (_, i) => ({ tools: [{ name: `t${i}`, description: `${i % 10}`.repeat(CACHE_MIN_BYTES), inputSchema: { type: 'object' } }], nextCursor: `${i + 1}` }));
+  const bytes = Buffer.from(pages.map((p, i) => line(p, i, 'sdk')).join(''));
+  const cuts = Array.from({ length: Math.floor(bytes.length / 4096) }, (_, i) => (i + 1) * 4096);
+  reader.startRead();
+  const got = feed(reader, bytes, cuts);
+  assert.deepEqual(got, feed(new ReadBuffer(), bytes, cuts));
+  const joinBuffers = reader.joinBuffers;
+  assert.ok(joinBuffers >= 1 && joinBuffers <= 2, `${joinBuffers} buffers for 20 lines (one more when a longer line comes)`);
+  reader.endRead();
+  feed(reader, Buffer.from(line(pages[0], 99, 'sdk')), [4096]);
+  assert.equal(reader.joinBuffers, joinBuffers + 1, 'the buffer was let go at the end of the read');
+});

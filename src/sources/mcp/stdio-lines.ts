@@ -135,13 +135,14 @@ export class JsonLineReader {
     this.buffered += chunk.length;
   }
 
-  /** The next complete message, or null; throws for a line that is no JSON-RPC message (the line is consumed). */
+  /** The next complete message, or null; throws for a line that is no JSON-RPC message (the line is consumed). The line's bytes are not kept. */
   readMessage(): JSONRPCMessage | null {
     const line = this.nextLine();
     return line === undefined ? null : this.parse(line);
   }
 
   clear(): void {
+    this.releaseJoinBuffer();
     this.chunks = [];
     this.buffered = 0;
     this.scanned = 0;
@@ -149,6 +150,33 @@ export class JsonLineReader {
 
   protected parse(line: Buffer): JSONRPCMessage {
     return JSONRPCMessageSchema.parse(JSON.parse(line.toString('utf8')));
+  }
+
+  /**
+   * A line that spans chunks is joined into this one buffer, reused from
+   * line to line (a line is parsed or hashed before the next is read, and
+   * never kept). Why: V8 counts every buffer allocated since its last full
+   * collection against the heap's limit, so a fresh buffer per line of a
+   * 28 MB re-read brought on one more full collection of the whole heap
+   * (docs/benchmarks.md, "list_changed: what the garbage collector counts").
+   */
+  private joinBuffer = Buffer.alloc(0);
+  /** Buffers allocated to join lines, for tests. */
+  joinBuffers = 0;
+
+  private joined(parts: Buffer[], length: number): Buffer {
+    if (this.joinBuffer.length < length) {
+      this.joinBuffer = Buffer.allocUnsafe(Math.max(length, Math.min(2 * this.joinBuffer.length, this.maxBufferSize)));
+      this.joinBuffers++;
+    }
+    let at = 0;
+    for (const part of parts) at += part.copy(this.joinBuffer, at);
+    return this.joinBuffer.subarray(0, length);
+  }
+
+  /** Lets the join buffer go (the end of a read: it may be large, and the next read is far off). */
+  protected releaseJoinBuffer(): void {
+    this.joinBuffer = Buffer.alloc(0);
   }
 
   /** The next complete line without its newline (and `\r`), or undefined. */
@@ -169,7 +197,7 @@ export class JsonLineReader {
       const lineLength = offset + at;
       this.buffered -= lineLength + 1;
       this.scanned = 0;
-      let line = head.length === 1 ? head[0] : Buffer.concat(head, lineLength);
+      let line = head.length === 1 ? head[0] : this.joined(head, lineLength);
       if (line[line.length - 1] === CR) line = line.subarray(0, -1);
       return line;
     }
@@ -271,5 +299,6 @@ export class CachingLineReader extends JsonLineReader {
    */
   endRead(): void {
     for (const [key, page] of this.pages) if (!this.used.has(key)) this.drop(key, page);
+    this.releaseJoinBuffer();
   }
 }
