@@ -18,10 +18,15 @@ export interface Toolhost {
   child: Child;
   url: string;
   controlFile: string;
-  ready: { tools: number; buildMs: number; startMs: number; processMs: number };
+  ready: { tools: number; buildMs: number; startMs: number; processMs: number; atNs: string };
   /** Process start to both views served (the compact view made). */
   compacted: Promise<number>;
+  /** The upstream's first `tools/list` page answered to the standard view and to both views served, in ms. */
+  fromFirstPage: Promise<{ standard: number; both: number }>;
 }
+
+/** Nanoseconds (CLOCK_MONOTONIC, as text) from `from` to `to`, in ms. */
+const spanMs = (from: string, to: string) => Number(BigInt(to) - BigInt(from)) / 1e6;
 
 export interface HostOptions {
   /** The run's temp dir: the host's config, log and compiled child go under it. */
@@ -49,10 +54,18 @@ export async function startToolhost(o: HostOptions): Promise<Toolhost> {
   writeFileSync(file, stringify(config));
   const child = new Child(o.audit ? 'toolhost(audit)' : 'toolhost', toolhostChild(o.tmp), [file, join(dir, 'toolhost.log')], ['--expose-gc', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)]);
   // Awaited for the first host only: a host stopped before it says so gives NaN, not an unhandled rejection.
-  const compacted = child.next<{ type: 'compacted'; processMs: number }>('compacted').then((m) => m.processMs, () => NaN);
-  const ready = await child.next<{ type: 'ready'; url: string; tools: number; buildMs: number; startMs: number; processMs: number }>('ready');
+  const compactedMessage = child.next<{ type: 'compacted'; processMs: number; atNs: string }>('compacted');
+  const compacted = compactedMessage.then((m) => m.processMs, () => NaN);
+  const ready = await child.next<{ type: 'ready'; url: string; tools: number; buildMs: number; startMs: number; processMs: number; atNs: string }>('ready');
   if (ready.tools !== o.tools) throw new Error(`toolhost serves ${ready.tools} tools, expected ${o.tools}`);
-  return { child, url: ready.url, controlFile, ready, compacted };
+  const fromFirstPage = compactedMessage.then(
+    (both) => {
+      const firstPage = readFileSync(`${controlFile}.first-page`, 'utf8');
+      return { standard: spanMs(firstPage, ready.atNs), both: spanMs(firstPage, both.atNs) };
+    },
+    () => ({ standard: NaN, both: NaN }),
+  );
+  return { child, url: ready.url, controlFile, ready, compacted, fromFirstPage };
 }
 
 export interface ChangeResult {

@@ -1,7 +1,8 @@
 // toolhost under test, in its own process: serve() on 127.0.0.1:0 with the
 // bench config. Forked by bench/run.ts with an IPC channel:
-//   -> { type: 'ready', url, pid, tools, buildMs, startMs, processMs }  (the standard view served)
-//   -> { type: 'compacted', processMs }                                 (both views served)
+//   -> { type: 'ready', url, pid, tools, buildMs, startMs, processMs, atNs }  (the standard view served)
+//   -> { type: 'compacted', processMs, atNs }                                 (both views served)
+// atNs: process.hrtime.bigint() (CLOCK_MONOTONIC: comparable with the upstream's on Linux).
 //   <- { type: 'stats' }       -> { type: 'stats', memory (and its V8 heap spaces), builds }
 //   <- { type: 'warm-all' }    -> compresses every per-tool body (both views, gzip and br)
 //   <- { type: 'builds' }      -> { type: 'builds', builds: [{ generation, ms, atNs }] }
@@ -107,5 +108,6 @@ process.send?.({
   buildMs: builds[0].ms,
   startMs: performance.now() - t0,
   processMs: performance.now(),
+  atNs: String(process.hrtime.bigint()),
 });
-void Promise.resolve(store.current().whenCompacted()).then(() => process.send?.({ type: 'compacted', processMs: performance.now() }));
+void Promise.resolve(store.current().whenCompacted()).then(() => process.send?.({ type: 'compacted', processMs: performance.now(), atNs: String(process.hrtime.bigint()) }));

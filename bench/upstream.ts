@@ -9,6 +9,8 @@
 //                            is sent; answers { name, revision, notifiedAtNs }
 //                            (process.hrtime.bigint(), CLOCK_MONOTONIC, comparable
 //                            across processes on Linux).
+// FILE.first-page: written once, when the first `tools/list` page is
+//   answered: its process.hrtime.bigint() (the start targets count from it).
 //
 // Pages are serialized once and kept until one of their tools changes, as
 // the baseline HTTP server keeps its bytes: what the list_changed figure
@@ -52,8 +54,16 @@ class PageCachingTransport extends StdioServerTransport {
 
 const server = new Server({ name: 'toolhost-bench-upstream', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
 
+let firstPageNoted = false;
+
 server.setRequestHandler(ListToolsRequestSchema, async (req) => {
   const cursor = req.params?.cursor;
+  if (!firstPageNoted && controlFile !== undefined) {
+    firstPageNoted = true;
+    // Just before the answer is written: the host's read starts here.
+    const atNs = process.hrtime.bigint();
+    setImmediate(() => writeFileSync(`${controlFile}.first-page`, String(atNs)));
+  }
   const offset = cursor === undefined ? 0 : Number(cursor);
   if (!Number.isInteger(offset) || offset < 0) throw new Error('bad cursor');
   let result = pages.get(offset);
