@@ -343,9 +343,13 @@ async function main(): Promise<void> {
     const audited = await startHost(true);
     await audited.child.ask({ type: 'stats' }); // settle, as above
     const A: Server = { name: 'toolhost(audit)', url: audited.url, pid: audited.child.pid };
+    // BENCH_PROFILE: one profile of the audited host over all its scenarios.
+    const dir = process.env.BENCH_PROFILE;
+    if (dir) await audited.child.ask({ type: 'profile-start' });
     for (const s of list) {
       if (s.small || s.name === `GET /tools ${fmt(O.tools / 10)} standard identity`) auditRows.push(await compare(s, A, B));
     }
+    if (dir) await audited.child.ask({ type: 'profile-stop', file: join(dir, 'audit.toolhost.cpuprofile') });
     await audited.child.stop();
   }
   await baseline.stop();

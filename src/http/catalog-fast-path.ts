@@ -15,7 +15,7 @@
 // Host header. Anything else (HEAD, other methods, other queries, a bad
 // percent-encoding, an unserved version, tracing on) goes to fastify, which
 // answers every form.
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
@@ -91,7 +91,7 @@ function writeParts(res: ServerResponse, parts: readonly Buffer[]): void {
 export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, auditLogger: Logger | undefined): RequestListener {
   const { authenticator, metrics } = deps;
 
-  const finish = (res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: Buffer | readonly Buffer[] | string | undefined, request: FastRequest, route: CatalogRoute, started: number): void => {
+  const finish = (res: ServerResponse, status: number, headers: string[], body: Buffer | readonly Buffer[] | string | undefined, request: FastRequest, route: CatalogRoute, started: number): void => {
     res.writeHead(status, headers);
     if (typeof body === 'string' || body === undefined || Buffer.isBuffer(body)) res.end(body);
     else writeParts(res, body);
@@ -101,9 +101,9 @@ export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, au
 
   const sendError = (res: ServerResponse, code: ErrorCode, message: string, details: Record<string, unknown> | undefined, extra: Record<string, string>, request: FastRequest, route: CatalogRoute, started: number): void => {
     const text = errorText(code, message, details);
-    const headers: OutgoingHttpHeaders = { [PROTOCOL_HEADER]: PROTOCOL_VERSION, 'content-type': JSON_TYPE, 'cache-control': 'no-store' };
-    for (const k in extra) headers[k] = extra[k];
-    headers['content-length'] = Buffer.byteLength(text);
+    const headers = [PROTOCOL_HEADER, PROTOCOL_VERSION, 'content-type', JSON_TYPE, 'cache-control', 'no-store'];
+    for (const k in extra) headers.push(k, extra[k]);
+    headers.push('content-length', String(Buffer.byteLength(text)));
     finish(res, ERROR_STATUS[code], headers, text, request, route, started);
   };
 
@@ -117,8 +117,8 @@ export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, au
 
   // No closure made per request: under a transpiler that keeps function names, each costs a defineProperty.
   const sendAnswer = (res: ServerResponse, answer: BodyAnswer, bytes: Buffer | readonly Buffer[] | undefined, request: FastRequest, route: CatalogRoute, started: number): void => {
-    const headers = bodyHeaders(answer, PRIVATE_CACHE, { [PROTOCOL_HEADER]: PROTOCOL_VERSION });
-    if (bytes !== undefined) headers['content-length'] = Buffer.isBuffer(bytes) ? bytes.length : byteLength(bytes);
+    const headers = bodyHeaders(answer, PRIVATE_CACHE, [PROTOCOL_HEADER, PROTOCOL_VERSION]);
+    if (bytes !== undefined) headers.push('content-length', String(Buffer.isBuffer(bytes) ? bytes.length : byteLength(bytes)));
     finish(res, answer.status, headers, bytes, request, route, started);
   };
 
