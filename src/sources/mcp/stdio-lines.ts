@@ -155,10 +155,10 @@ export class JsonLineReader {
   /**
    * A line that spans chunks is joined into this one buffer, reused from
    * line to line (a line is parsed or hashed before the next is read, and
-   * never kept). Why: V8 counts every buffer allocated since its last full
-   * collection against the heap's limit, so a fresh buffer per line of a
-   * 28 MB re-read brought on one more full collection of the whole heap
-   * (docs/benchmarks.md, "list_changed: what the garbage collector counts").
+   * never kept). A fresh buffer per line was 28 MB of short-lived buffers
+   * per re-read of a 28 MB list, and a refresh's time to served is mostly
+   * the garbage collector's (docs/benchmarks.md, "list_changed: what the
+   * garbage collector counts").
    */
   private joinBuffer = Buffer.alloc(0);
   /** Buffers allocated to join lines, for tests. */
