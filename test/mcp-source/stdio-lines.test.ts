@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { CACHE_MIN_BYTES, CachingLineReader, splitId } from '../../src/sources/mcp/stdio-lines.js';
+import { splitId } from '../../src/sources/mcp/page-key.js';
+import { CACHE_MIN_BYTES, CachingLineReader, JsonLineReader } from '../../src/sources/mcp/stdio-lines.js';
 
 const counts = (reader: CachingLineReader) => ({ hits: reader.stats.hits, misses: reader.stats.misses });
 
@@ -200,4 +201,13 @@ test('lines that span chunks are joined in one buffer, reused from line to line 
   reader.endRead();
   feed(reader, Buffer.from(line(pages[0], 99, 'sdk')), [4096]);
   assert.equal(reader.joinBuffers, joinBuffers + 1, 'the buffer was let go at the end of the read');
+});
+
+test('outside a read of the list, a line over 1 MiB is joined into a buffer of its own, not kept', () => {
+  const reader = new JsonLineReader();
+  const big = Buffer.from(line({ tools: [{ name: 'big', description: 'b'.repeat(1.5 * 2 ** 20), inputSchema: { type: 'object' } }] }, 1, 'sdk'));
+  const cuts = Array.from({ length: Math.floor(big.length / 65536) }, (_, i) => (i + 1) * 65536);
+  feed(reader, big, cuts);
+  feed(reader, big, cuts);
+  assert.equal(reader.joinBuffers, 2);
 });

@@ -20,13 +20,15 @@
 // bound on the bytes buffered, and validation (JSONRPCMessageSchema) of every
 // line parsed, property-tested against the SDK's own ReadBuffer
 // (test/mcp-source/stdio-lines.test.ts).
-import { hash } from 'node:crypto';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../../util/json.js';
 import { sameJson } from '../../util/same-json.js';
+import { splitId } from './page-key.js';
 
 /** Bytes buffered at most while a line is incomplete (a larger line fails the connection). */
 export const MAX_BUFFERED_BYTES = 10 * 1024 * 1024;
+/** Outside a read of the list, the line-joining buffer a reader keeps at most (1 MiB). */
+const JOIN_BUFFER_KEPT_BYTES = 2 ** 20;
 /** Lines shorter than this are parsed every time: hashing would not pay. */
 export const CACHE_MIN_BYTES = 32 * 1024;
 /** Pages kept at most (a cache entry holds the page's parsed object). */
@@ -41,50 +43,6 @@ export const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
-const CLOSE_BRACE = 0x7d;
-const ID_TAIL = Buffer.from(',"id":');
-const ID_HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
-
-function isDigit(b: number | undefined): boolean {
-  return b !== undefined && b >= 0x30 && b <= 0x39;
-}
-
-/** A JSON-RPC id the cache can substitute: a plain non-negative integer, no leading zero. */
-function idValue(digits: Buffer): number | undefined {
-  if (digits.length === 0 || digits.length > 15 || (digits[0] === 0x30 && digits.length > 1)) return undefined;
-  return Number(digits.toString('latin1'));
-}
-
-/**
- * Splits a line into the id and the rest, when the id's place is certain to
- * be the top-level one: the last member before the closing brace
- * (`…,"id":N}`: the SDK's order) or the member after a leading `jsonrpc`
- * (`{"jsonrpc":"2.0","id":N,…`: the Python SDK's order). Inside a JSON
- * string a quote is always escaped, so `"id":` there is structure, and
- * the closing brace of the line closes the top-level object.
- */
-export function splitId(line: Buffer): { id: number; key: string } | undefined {
-  const n = line.length;
-  if (line[n - 1] === CLOSE_BRACE) {
-    let i = n - 2;
-    while (isDigit(line[i])) i--;
-    const start = i + 1 - ID_TAIL.length;
-    if (i < n - 2 && start > 0 && line.subarray(start, i + 1).equals(ID_TAIL)) {
-      const id = idValue(line.subarray(i + 1, n - 1));
-      if (id !== undefined) return { id, key: `t${hash('sha256', line.subarray(0, start), 'base64')}` };
-    }
-  }
-  if (line.subarray(0, ID_HEAD.length).equals(ID_HEAD)) {
-    let i = ID_HEAD.length;
-    while (isDigit(line[i])) i++;
-    if (line[i] === 0x2c) {
-      const id = idValue(line.subarray(ID_HEAD.length, i));
-      if (id !== undefined) return { id, key: `h${hash('sha256', line.subarray(i), 'base64')}` };
-    }
-  }
-  return undefined;
-}
-
 /** The page's tool entries, when the message is a `tools/list` page. */
 function toolsOf(message: JSONRPCMessage): unknown[] | undefined {
   const result = (message as { result?: { tools?: unknown } }).result;
@@ -123,7 +81,7 @@ export class JsonLineReader {
   /** Bytes of `chunks` already searched for a newline. */
   private scanned = 0;
 
-  constructor(private readonly maxBufferSize = MAX_BUFFERED_BYTES) {}
+  constructor(protected readonly maxBufferSize = MAX_BUFFERED_BYTES) {}
 
   /** Throws (and drops what it holds) when the bytes buffered would pass the bound. */
   append(chunk: Buffer): void {
@@ -163,10 +121,16 @@ export class JsonLineReader {
   private joinBuffer = Buffer.alloc(0);
   /** Buffers allocated to join lines, for tests. */
   joinBuffers = 0;
+  /** The largest join buffer kept between lines; a longer line is joined into one of its own. A read of the list keeps any size (`CachingLineReader`). */
+  protected joinBufferKept = JOIN_BUFFER_KEPT_BYTES;
 
   private joined(parts: Buffer[], length: number): Buffer {
+    if (length > this.joinBufferKept) {
+      this.joinBuffers++;
+      return Buffer.concat(parts, length);
+    }
     if (this.joinBuffer.length < length) {
-      this.joinBuffer = Buffer.allocUnsafe(Math.max(length, Math.min(2 * this.joinBuffer.length, this.maxBufferSize)));
+      this.joinBuffer = Buffer.allocUnsafe(Math.max(length, Math.min(2 * this.joinBuffer.length, this.joinBufferKept)));
       this.joinBuffers++;
     }
     let at = 0;
@@ -289,6 +253,7 @@ export class CachingLineReader extends JsonLineReader {
   /** A read of the whole list begins. */
   startRead(): void {
     this.used = new Set();
+    this.joinBufferKept = this.maxBufferSize;
   }
 
   /**
@@ -299,6 +264,7 @@ export class CachingLineReader extends JsonLineReader {
    */
   endRead(): void {
     for (const [key, page] of this.pages) if (!this.used.has(key)) this.drop(key, page);
+    this.joinBufferKept = JOIN_BUFFER_KEPT_BYTES;
     this.releaseJoinBuffer();
   }
 }
