@@ -17,7 +17,6 @@ import {
   CallToolResultSchema,
   ErrorCode,
   McpError,
-  ResultSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -34,6 +33,7 @@ import type { CachingLineReader } from './stdio-lines.js';
 import { UpstreamCallRelay } from './call-relay.js';
 import { TenantLinks } from './tenant-links.js';
 import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
+import { isTimeout, readToolPages, ReadIssues, scrubSecrets, type ReadResult } from './tool-list-read.js';
 import { addConfiguredValues, httpTransports, stdioTransport, type TransportKind } from './transport.js';
 import { type McpItems, UpstreamItems } from './resources.js';
 import { CallerClients, isUnauthorized, type CallerClient } from './caller-clients.js';
@@ -45,8 +45,6 @@ export { McpItemError, contentBytes } from './resources.js';
 export type { McpSourceConfig, McpStdioConfig, McpHttpConfig, McpBackoffConfig, ResolvedMcpOptions } from './config-schema.js';
 
 const CLIENT_INFO = { name: IMPLEMENTATION.name, version: IMPLEMENTATION.version };
-/** Per-read cap on individually logged skipped-entry warnings. */
-const MAX_ISSUE_LINES = 20;
 /** Per-connection cap on child stderr lines forwarded to the debug log. */
 const MAX_STDERR_LINES = 50;
 
@@ -107,19 +105,7 @@ interface Conn {
   lines?: CachingLineReader;
 }
 
-interface ReadResult {
-  collector: ToolCollector;
-  pages: number;
-  /** Why the read stopped early, if it did. */
-  truncated?: string;
-  timedOut: boolean;
-}
-
 class ConnectTimeout extends Error {}
-
-function isTimeout(err: unknown): boolean {
-  return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
-}
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -141,6 +127,7 @@ class McpSource implements McpToolSource {
   private readonly opts: ResolvedMcpOptions;
   private readonly log: Logger;
   private readonly redactor = new Redactor();
+  private readonly issues: ReadIssues;
   private readonly target: string;
   /** Routes the server's log messages and requests to the call they belong to. */
   private readonly upstreamRelay: UpstreamCallRelay;
@@ -154,7 +141,6 @@ class McpSource implements McpToolSource {
   private collected: ReadonlyMap<string, CollectedTool> = new Map();
   private lastRefresh?: string;
   private lastError?: string;
-  private lastIssuesKey = '';
 
   private onChange: () => void = () => {};
   private started = false;
@@ -177,6 +163,7 @@ class McpSource implements McpToolSource {
     this.toolIdPrefix = `${this.id}.`;
     this.opts = withDefaults(config);
     this.log = ctx.logger.child({ source: this.id, server: config.id });
+    this.issues = new ReadIssues(this.log, config.id, this.redactor);
     this.upstreamRelay = new UpstreamCallRelay(config.id, this.redactor, this.log);
     if (this.opts.isolation === 'tenant') {
       this.links = new TenantLinks<Conn>({
@@ -592,8 +579,8 @@ class McpSource implements McpToolSource {
     if (conn.dead || this.stopped) return;
     const ms = Math.round(performance.now() - t0);
     const { collector, pages, truncated, timedOut } = result;
-    this.scrubSecrets(collector);
-    this.reportIssues(collector.issues);
+    scrubSecrets(this.redactor, collector);
+    this.issues.report(collector.issues);
     if (truncated) this.log.warn({ event: 'truncated', pages, toolCount: collector.size }, `mcp server ${this.serverId}: tool list read stopped early: ${truncated}`);
 
     if (timedOut) {
@@ -618,83 +605,10 @@ class McpSource implements McpToolSource {
     const collector = new ToolCollector(this.serverId, this.opts, this.collected);
     conn.lines?.startRead();
     try {
-      return await this.readPages(conn, collector);
+      return await readToolPages(conn.client, this.opts, collector);
     } finally {
       // Every way out of a read, early returns and errors included, prunes the page cache.
       conn.lines?.endRead();
-    }
-  }
-
-  private async readPages(conn: Conn, collector: ToolCollector): Promise<ReadResult> {
-    const { maxPages, maxTools, pageTimeoutMs } = this.opts;
-    // A server offering only resources or prompts has no tools to read.
-    if (conn.client.getServerCapabilities()?.tools === undefined) return { collector, pages: 0, timedOut: false };
-    const cursors = new Set<string>();
-    let cursor: string | undefined;
-    let pages = 0;
-    let index = 0;
-    for (;;) {
-      if (pages >= maxPages) return { collector, pages, truncated: `more than maxPages (${maxPages}) pages`, timedOut: false };
-      let page: Record<string, unknown>;
-      try {
-        page = await conn.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ResultSchema, { timeout: pageTimeoutMs });
-      } catch (err) {
-        if (pages > 0 && isTimeout(err)) {
-          return { collector, pages, truncated: `page ${pages + 1} timed out after ${pageTimeoutMs} ms`, timedOut: true };
-        }
-        if (isTimeout(err)) throw new Error(`tools/list timed out after ${pageTimeoutMs} ms`);
-        throw err;
-      }
-      pages++;
-      const entries = page.tools;
-      if (!Array.isArray(entries)) throw new Error(`malformed tools/list result on page ${pages} (tools is not an array)`);
-      for (const entry of entries) {
-        collector.add(entry, index++);
-        if (collector.size > maxTools) {
-          collector.pop();
-          return { collector, pages, truncated: `more than maxTools (${maxTools}) tools`, timedOut: false };
-        }
-      }
-      const next = page.nextCursor;
-      if (next === undefined || next === null || next === '') break;
-      if (typeof next !== 'string') {
-        collector.issues.push(`page ${pages}: nextCursor is not a string; read ends here`);
-        break;
-      }
-      if (cursors.has(next)) return { collector, pages, truncated: `repeated cursor on page ${pages}`, timedOut: false };
-      cursors.add(next);
-      cursor = next;
-    }
-    return { collector, pages, timedOut: false };
-  }
-
-  /**
-   * A server that got a credential from us (env, header) may repeat it in a
-   * description or a schema default: replace any such value before serving.
-   */
-  private scrubSecrets(collector: ToolCollector): void {
-    if (this.redactor.size === 0) return;
-    collector.tools.forEach((tool, i) => {
-      if (collector.reused.has(i)) return; // scrubbed when it was first read
-      const { value, hit } = this.redactor.scrub(tool);
-      if (!hit) return;
-      collector.replace(i, value);
-      collector.issues.push(`tool ${showName(collector.names[i])}: a configured secret value was redacted from its description or schema`);
-    });
-  }
-
-  /** Warns about skipped entries; the same set again on the next read is logged at debug. */
-  private reportIssues(issues: string[]): void {
-    const key = issues.join('\n');
-    const repeat = key === this.lastIssuesKey;
-    this.lastIssuesKey = key;
-    if (issues.length === 0) return;
-    const level = repeat ? 'debug' : 'warn';
-    for (const issue of issues.slice(0, MAX_ISSUE_LINES)) {
-      this.log[level]({ event: 'tool_skipped' }, `mcp server ${this.serverId}: ${this.redactor.text(issue)}`);
-    }
-    if (issues.length > MAX_ISSUE_LINES) {
-      this.log[level]({ event: 'tool_skipped', more: issues.length - MAX_ISSUE_LINES }, `mcp server ${this.serverId}: ${issues.length - MAX_ISSUE_LINES} more tool-list issues not shown`);
     }
   }
 
