@@ -8,7 +8,6 @@
 // the server is down, exits, hangs or answers garbage. The last good tools
 // stay served meanwhile (`keepStaleTools`). Nothing the server says about its
 // tools' behaviour (annotations) is used: RawTool.derived stays undefined.
-import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -34,7 +33,7 @@ import { UpstreamCallRelay } from './call-relay.js';
 import { TenantLinks } from './tenant-links.js';
 import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
 import { isTimeout, readToolPages, ReadIssues, scrubSecrets, type ReadResult } from './tool-list-read.js';
-import { addConfiguredValues, httpTransports, stdioTransport, type TransportKind } from './transport.js';
+import { addConfiguredValues, drainStderr, httpTransports, stdioTransport, type TransportKind } from './transport.js';
 import { type McpItems, UpstreamItems } from './resources.js';
 import { CallerClients, isUnauthorized, type CallerClient } from './caller-clients.js';
 import { UpstreamCredentialRefused, type UpstreamCredential } from '../upstream-credential.js';
@@ -106,6 +105,17 @@ interface Conn {
 }
 
 class ConnectTimeout extends Error {}
+
+/** A promise that rejects with ConnectTimeout after `ms` (never unhandled), and what stops it. */
+function connectDeadline(ms: number): { deadline: Promise<never>; clear: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ConnectTimeout(`connect timed out after ${ms} ms`)), ms);
+    timer.unref();
+  });
+  deadline.catch(() => {});
+  return { deadline, clear: () => clearTimeout(timer) };
+}
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -313,15 +323,7 @@ class McpSource implements McpToolSource {
     const seq = ++this.connSeq;
     const t0 = performance.now();
     // Created before anything else, so it fires before start()'s own deadline.
-    let deadlineTimer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      deadlineTimer = setTimeout(
-        () => reject(new ConnectTimeout(`connect timed out after ${this.opts.connectTimeoutMs} ms`)),
-        this.opts.connectTimeoutMs,
-      );
-      deadlineTimer.unref();
-    });
-    deadline.catch(() => {});
+    const { deadline, clear } = connectDeadline(this.opts.connectTimeoutMs);
     let conn: Conn;
     try {
       conn = await this.open(seq, deadline);
@@ -329,7 +331,7 @@ class McpSource implements McpToolSource {
       this.fail(undefined, err, 'connect');
       return;
     } finally {
-      clearTimeout(deadlineTimer);
+      clear();
     }
     if (this.stopped || seq !== this.connSeq) {
       void this.closeConn(conn);
@@ -356,7 +358,9 @@ class McpSource implements McpToolSource {
       const { transport, stderr, lines } = stdioTransport(config, this.ctx, this.redactor);
       const conn = this.newConn(seq, 'stdio', transport, relay, tenant);
       conn.lines = lines;
-      this.drainStderr(conn, stderr);
+      drainStderr(stderr, (line) => {
+        if (conn.stderrLines++ < MAX_STDERR_LINES) this.log.debug({ event: 'stderr', line: this.redactor.text(line, 500) }, 'mcp server stderr');
+      });
       await this.handshake(conn, deadline);
       return conn;
     }
@@ -412,11 +416,7 @@ class McpSource implements McpToolSource {
 
   /** One tenant's own connection, opened outside of the call that asked for it (so no server message takes that call's context for good). */
   private async openForTenant(tenant: string, relay: UpstreamCallRelay): Promise<Conn> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ConnectTimeout(`connect timed out after ${this.opts.connectTimeoutMs} ms`)), this.opts.connectTimeoutMs);
-    });
-    deadline.catch(() => {});
+    const { deadline, clear } = connectDeadline(this.opts.connectTimeoutMs);
     try {
       const conn = await UpstreamCallRelay.detached(() => this.open(-1, deadline, relay, tenant));
       this.log.info({ event: 'connect', transport: conn.kind, target: this.target, tenant }, 'mcp server connected for one tenant');
@@ -424,27 +424,8 @@ class McpSource implements McpToolSource {
     } catch (err) {
       throw new McpCallError('unavailable', `mcp server ${this.serverId} could not be reached for this tenant: ${this.describe(err)}`);
     } finally {
-      clearTimeout(timer);
+      clear();
     }
-  }
-
-  private drainStderr(conn: Conn, stream: Readable | null): void {
-    if (!stream) return;
-    let buf = '';
-    stream.setEncoding?.('utf8');
-    stream.on('data', (chunk: string | Buffer) => {
-      buf += chunk.toString();
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.trim() !== '' && conn.stderrLines++ < MAX_STDERR_LINES) {
-          this.log.debug({ event: 'stderr', line: this.redactor.text(line, 500) }, 'mcp server stderr');
-        }
-      }
-      if (buf.length > 8192) buf = '';
-    });
-    stream.on('error', () => {});
   }
 
   private async closeConn(conn: Conn, terminate = false): Promise<void> {

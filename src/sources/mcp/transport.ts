@@ -150,3 +150,21 @@ function tracedFetch(ctx: SourceContext): FetchLike | undefined {
     return fetch(input, { ...init, headers: merged });
   };
 }
+
+/** The server's stderr, read so the pipe never fills: each non-blank line to `onLine`; a line over 8 KiB is dropped. */
+export function drainStderr(stream: Readable | null, onLine: (line: string) => void): void {
+  if (!stream) return;
+  let buf = '';
+  stream.setEncoding?.('utf8');
+  stream.on('data', (chunk: string | Buffer) => {
+    buf += chunk.toString();
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (line.trim() !== '') onLine(line);
+    }
+    if (buf.length > 8192) buf = '';
+  });
+  stream.on('error', () => {});
+}
