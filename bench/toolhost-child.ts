@@ -6,6 +6,7 @@
 //   <- { type: 'stats' }       -> { type: 'stats', memory (and its V8 heap spaces), builds }
 //   <- { type: 'warm-all' }    -> compresses every per-tool body (both views, gzip and br)
 //   <- { type: 'builds' }      -> { type: 'builds', builds: [{ generation, ms, atNs }] }
+//   <- { type: 'quiet' }       -> { type: 'quiet' } once the start-up work is done (see quiet())
 //   <- { type: 'resources' }   -> { type: 'resources', memory, timers, resources: { TCPSocketWrap: n, ... } }
 //                                 (timers: those made since the child started and not yet cleared or run, unref'd ones included)
 //   <- { type: 'heap-snapshot', file } -> a V8 heap snapshot written to file

@@ -10,7 +10,7 @@
 //                            (process.hrtime.bigint(), CLOCK_MONOTONIC, comparable
 //                            across processes on Linux).
 // FILE.first-page: written once, when the first `tools/list` page is
-//   answered: its process.hrtime.bigint() (the start targets count from it).
+//   asked for: its process.hrtime.bigint() (the start targets count from it).
 //
 // Pages are serialized once and kept until one of their tools changes, as
 // the baseline HTTP server keeps its bytes: what the list_changed figure
@@ -60,7 +60,7 @@ server.setRequestHandler(ListToolsRequestSchema, async (req) => {
   const cursor = req.params?.cursor;
   if (!firstPageNoted && controlFile !== undefined) {
     firstPageNoted = true;
-    // Just before the answer is written: the host's read starts here.
+    // When the first page is asked for: its making (a few ms) counts against the host.
     const atNs = process.hrtime.bigint();
     setImmediate(() => writeFileSync(`${controlFile}.first-page`, String(atNs)));
   }
