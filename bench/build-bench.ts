@@ -16,7 +16,7 @@ import type { Encoding } from '../src/catalog/body.js';
 import { Policy } from '../src/classify/policy.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { MCP_DEFAULTS } from '../src/sources/mcp/index.js';
-import { ToolCollector } from '../src/sources/mcp/tool-filter.js';
+import { type PreviousRead, ToolCollector } from '../src/sources/mcp/tool-filter.js';
 import type { RawTool, ToolSource } from '../src/sources/raw-tool.js';
 import { POLICY, PRINCIPAL_SCOPES, SERVER_ID, TENANTS } from './config.js';
 import { makeTool, makeTools, tenantGlobs, type GeneratedTool } from './tools.js';
@@ -55,14 +55,14 @@ const refreshes = arg('refreshes', 3);
 const timeCompression = !process.argv.includes('--no-compress');
 const ENCODINGS: readonly Encoding[] = ['gzip', 'br'];
 
-let collected: ToolCollector['collected'] | undefined;
+let collected: PreviousRead | undefined;
 function collect(tools: readonly GeneratedTool[]): RawTool[] {
   // Through JSON, as the tools arrive over the wire, and through the
   // collector with the previous read, as the MCP source does: unchanged
   // tools come back as the previous RawTool objects.
   const c = new ToolCollector(SERVER_ID, MCP_DEFAULTS, collected);
   JSON.parse(JSON.stringify(tools)).forEach((t: unknown, i: number) => c.add(t, i));
-  collected = c.collected;
+  collected = { collected: c.collected, skipped: c.skipped };
   return c.tools;
 }
 

@@ -14,6 +14,7 @@
 import type { Classification, ToolDescriptor } from '../contract/descriptor.js';
 import type { ClassifyResult, Policy } from '../classify/policy.js';
 import type { RawTool } from '../sources/raw-tool.js';
+import { copyValue, jsonTextOf, setJsonText } from '../util/json-text.js';
 import { sameJson } from '../util/same-json.js';
 import { describeTool, type SchemaTexts } from './describe.js';
 import { classifyFromSteps } from './workflow-classification.js';
@@ -99,9 +100,17 @@ class Built implements BuiltTool {
 function rebind(prior: Built, raw: RawTool): Built {
   if (prior.raw === raw) return prior;
   const d = prior.descriptor;
-  const descriptor: ToolDescriptor = { ...d };
-  if (d.inputSchema !== undefined && d.inputSchema === prior.raw.inputSchema) descriptor.inputSchema = raw.inputSchema;
-  if (d.outputSchema !== undefined && d.outputSchema === prior.raw.outputSchema) descriptor.outputSchema = raw.outputSchema;
+  const descriptor = {} as ToolDescriptor;
+  for (const key of Object.keys(d) as (keyof ToolDescriptor)[]) {
+    if (key !== 'inputSchema' && key !== 'outputSchema') {
+      copyValue(d, descriptor, key);
+      continue;
+    }
+    const text = jsonTextOf(d, key);
+    const rawText = jsonTextOf(raw, key);
+    if (text !== undefined) setJsonText(descriptor, key, text === jsonTextOf(prior.raw, key) && rawText !== undefined ? rawText : text);
+    else descriptor[key] = d[key] !== undefined && d[key] === prior.raw[key] ? raw[key] : d[key];
+  }
   return new Built(descriptor, raw, prior.classification, prior.policyScopes, prior.redacted, prior.unenforced, prior.problem);
 }
 

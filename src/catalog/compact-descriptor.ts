@@ -4,6 +4,7 @@
 // `properties` as the published v2 schema requires (closeTopLevel), and the
 // description summarized.
 import type { CompactToolDescriptor, ToolDescriptor } from '../contract/descriptor.js';
+import { hasValue } from '../util/json-text.js';
 import { withNote } from './compact/brief.js';
 import { closeTopLevel } from './compact/close-top-level.js';
 import { compactInputSchema } from './compact/compact-input-schema.js';
@@ -17,9 +18,11 @@ export function compactDescriptor(d: ToolDescriptor): CompactToolDescriptor {
   const c: CompactToolDescriptor = { toolId: d.toolId, source: d.source, safetyTier: d.safetyTier };
   if (d.title !== undefined) c.title = d.title;
   if (d.description !== undefined) c.description = summarizeDescription(d.description);
-  // Absent stays absent: a tool without an input schema gains none.
-  if (d.inputSchema !== undefined) {
-    const closed = closeTopLevel(compactInputSchema(d.inputSchema).schema);
+  // Absent stays absent: a tool without an input schema gains none. Read
+  // once: a schema held as text is parsed on each read (util/json-text.ts).
+  const input = d.inputSchema;
+  if (input !== undefined) {
+    const closed = closeTopLevel(compactInputSchema(input).schema);
     c.inputSchema = closed.schema;
     requiredByDescriptor.set(d, closed.required.length > 0 ? closed.required : NONE);
     // What the rewrite noted at the top (merged alternatives, conditions) still reaches the model.
@@ -34,7 +37,7 @@ export function compactDescriptor(d: ToolDescriptor): CompactToolDescriptor {
  * wants the list). Remembered from compactDescriptor; computed on a miss.
  */
 export function compactRequired(d: ToolDescriptor): readonly string[] {
-  if (d.inputSchema === undefined) return NONE;
+  if (!hasValue(d, 'inputSchema')) return NONE;
   let required = requiredByDescriptor.get(d);
   if (required === undefined) {
     compactDescriptor(d);

@@ -4,6 +4,7 @@
 import { deriveAnnotations } from '../contract/annotations.js';
 import type { Classification, JsonObject, ToolDescriptor } from '../contract/descriptor.js';
 import type { RawTool } from '../sources/raw-tool.js';
+import { jsonTextOf, setJsonText } from '../util/json-text.js';
 import { withLinearPatterns } from '../util/linear-regex.js';
 import { looksLikeSecret } from '../util/scrub.js';
 import { isSecretKey, redactCredentials } from './redact.js';
@@ -33,13 +34,17 @@ const keyVerdicts = new Map<string, boolean>();
  * value through JSON.stringify.
  */
 export function descriptorJson(d: ToolDescriptor, texts?: SchemaTexts): string {
-  if (texts === undefined) return JSON.stringify(d);
   let out = '';
   for (const key of Object.keys(d) as (keyof ToolDescriptor)[]) {
+    // A schema held as text (util/json-text.ts) is written as that text, never parsed.
+    const text = key === 'inputSchema' || key === 'outputSchema' ? (texts?.[key] ?? jsonTextOf(d, key)) : undefined;
+    if (text !== undefined) {
+      out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${text}`;
+      continue;
+    }
     const value = d[key];
     if (value === undefined) continue;
-    const text = key === 'inputSchema' || key === 'outputSchema' ? (texts[key] ?? JSON.stringify(value)) : JSON.stringify(value);
-    out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${text}`;
+    out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}`;
   }
   return out === '' ? '{}' : `${out}}`;
 }
@@ -81,22 +86,28 @@ export function describeTool(raw: RawTool, classification: Classification, scope
   const redacted: string[] = [];
   const texts: SchemaTexts = {};
   const clean = <T extends string | JsonObject>(field: string, value: T): T => {
-    // Schemas are large and almost always clean: check their text once first (and keep it for serializing).
-    if (typeof value !== 'string') {
-      const text = JSON.stringify(value);
-      if (!mayHoldCredential(text)) {
-        texts[field as 'inputSchema' | 'outputSchema'] = text;
-        return value;
-      }
-    }
     const r = redactCredentials(value);
     for (const p of r.redacted) redacted.push(`/${field}${p}`);
     return r.value;
   };
   if (raw.title !== undefined) d.title = clean('title', raw.title);
   if (raw.description !== undefined) d.description = clean('description', raw.description);
-  if (raw.inputSchema !== undefined) d.inputSchema = clean('inputSchema', raw.inputSchema);
-  if (raw.outputSchema !== undefined) d.outputSchema = clean('outputSchema', raw.outputSchema);
+  for (const field of ['inputSchema', 'outputSchema'] as const) {
+    // Schemas are large and almost always clean: their text is checked once
+    // first, and kept for serializing. A schema the source holds as text
+    // stays text in the descriptor (the same string), never parsed here.
+    const held = jsonTextOf(raw, field);
+    const value = held === undefined ? raw[field] : undefined;
+    if (held === undefined && value === undefined) continue;
+    const text = held ?? JSON.stringify(value);
+    if (!mayHoldCredential(text)) {
+      texts[field] = text;
+      if (held !== undefined) setJsonText(d, field, held);
+      else d[field] = value;
+      continue;
+    }
+    d[field] = clean(field, value ?? (JSON.parse(text) as JsonObject));
+  }
   const unenforced = [...unenforcedPatterns(d, 'inputSchema', texts), ...unenforcedPatterns(d, 'outputSchema', texts)];
   const allScopes = [...new Set([...(raw.scopes ?? []), ...scopes])].sort();
   if (allScopes.length > 0 || raw.credentialRef) {
@@ -121,10 +132,10 @@ export function describeTool(raw: RawTool, classification: Classification, scope
  * names a pattern are walked.
  */
 function unenforcedPatterns(d: ToolDescriptor, field: 'inputSchema' | 'outputSchema', texts: SchemaTexts): string[] {
-  const schema = d[field];
-  if (schema === undefined) return [];
   const text = texts[field];
   if (text !== undefined && !text.includes('"pattern')) return [];
+  const schema = d[field];
+  if (schema === undefined) return [];
   const { schema: enforced, unenforced } = withLinearPatterns(schema);
   if (unenforced.length === 0) return [];
   const at = unenforced.map((p) => `/${field}${p}`).join(', ');

@@ -20,7 +20,9 @@ export function toMcpTool(entry: ToolEntry, name: string, compact: boolean, prof
   const d = entry.tool.descriptor;
   if (profile !== undefined) return profiledMcpTool(entry, name, profile);
   // MCP requires a top-level object schema; the compact form always is one.
-  const standard = d.inputSchema?.type === 'object' ? d.inputSchema : undefined;
+  // Each schema is read once: one held as text is parsed on each read (util/json-text.ts).
+  const input = compact ? undefined : d.inputSchema;
+  const standard = input?.type === 'object' ? input : undefined;
   const inputSchema = (compact ? compactProfileSchema(entry) : standard ?? entry.compactDescriptor.inputSchema) ?? EMPTY_OBJECT_SCHEMA;
   const tool: Tool = {
     name,
@@ -30,7 +32,8 @@ export function toMcpTool(entry: ToolEntry, name: string, compact: boolean, prof
   if (d.title !== undefined) tool.title = d.title;
   const description = compact ? entry.compactDescriptor.description : d.description;
   if (description !== undefined) tool.description = description;
-  if (!compact && d.outputSchema?.type === 'object') tool.outputSchema = d.outputSchema as Tool['outputSchema'];
+  const output = compact ? undefined : d.outputSchema;
+  if (output?.type === 'object') tool.outputSchema = output as Tool['outputSchema'];
   return tool;
 }
 

@@ -6,6 +6,7 @@
 // of the schema, which is what clients see.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolEntry } from '../catalog/snapshot.js';
+import { hasValue } from '../util/json-text.js';
 import { firstProblem, validatorOf } from './arguments.js';
 import { instanceTooLarge } from './schema-validator.js';
 
@@ -17,7 +18,7 @@ const MAX_PROBLEM_LENGTH = 200;
  * a tool with an outputSchema must have structuredContent that conforms.
  */
 export function outputProblem(entry: ToolEntry, result: CallToolResult): string | undefined {
-  if (result.isError === true || entry.tool.descriptor.outputSchema === undefined) return undefined;
+  if (result.isError === true || !hasValue(entry.tool.descriptor, 'outputSchema')) return undefined;
   if (result.structuredContent === undefined) return 'it has no structuredContent';
   const v = validatorOf(entry.tool.descriptor, 'outputSchema');
   if (!v) return undefined;

@@ -2,7 +2,9 @@
 // to the same bytes". Used wherever a re-read must prove a tool unchanged
 // (the MCP source's re-read, the catalog's rebuild) without serializing it.
 // Not compact/schema-util's deepEqual, which ignores key order: that one
-// compares JSON values, this one the bytes they serialize to.
+// compares JSON values, this one the bytes they serialize to. A value held
+// as text (json-text.ts) is compared as its text when both sides hold one.
+import { jsonTextOf } from './json-text.js';
 
 /** Deep equality of JSON data, key order included (it decides the bytes served). */
 export function sameJson(a: unknown, b: unknown): boolean {
@@ -19,7 +21,12 @@ export function sameJson(a: unknown, b: unknown): boolean {
   if (ka.length !== kb.length) return false;
   for (let i = 0; i < ka.length; i++) {
     const k = ka[i];
-    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+    if (k !== kb[i]) return false;
+    const ta = jsonTextOf(a, k);
+    const tb = ta === undefined ? undefined : jsonTextOf(b, k);
+    if (tb !== undefined) {
+      if (ta !== tb) return false;
+    } else if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
   }
   return true;
 }

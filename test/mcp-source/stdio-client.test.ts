@@ -10,7 +10,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ListToolsResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport } from '../../src/sources/mcp/stdio-client.js';
 import { CachingLineReader, JsonLineReader } from '../../src/sources/mcp/stdio-lines.js';
 import { FIXTURE, REPO_ROOT } from './helpers.js';
@@ -91,9 +91,9 @@ test('the page cache reads every line of a real server through the transport, an
     let pages = 0;
     let cursor: string | undefined;
     do {
-      const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ListToolsResultSchema);
+      const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ResultSchema);
+      cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
       pages++;
-      cursor = page.nextCursor;
     } while (cursor !== undefined);
     reader.endRead();
     return pages;

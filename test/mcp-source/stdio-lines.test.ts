@@ -1,13 +1,16 @@
 // The stdio line reader with its page cache (src/sources/mcp/stdio-lines.ts)
 // against the SDK's own ReadBuffer: for any stream of messages, however the
 // bytes are chunked, it must yield exactly the messages the SDK would, while
-// answering repeated large pages from its cache.
+// answering repeated large pages from its cache, with a stand-in (the name and
+// the entry's key) for each named tool entry of such a page.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { splitId } from '../../src/sources/mcp/page-key.js';
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
+import { entryKeyOf, isEntryStub, splitId } from '../../src/sources/mcp/page-key.js';
 import { CACHE_MIN_BYTES, CachingLineReader, JsonLineReader } from '../../src/sources/mcp/stdio-lines.js';
 
 const counts = (reader: CachingLineReader) => ({ hits: reader.stats.hits, misses: reader.stats.misses });
@@ -41,6 +44,26 @@ const pageArb = fc.record({
   tail: fc.option(fc.nat({ max: 99 }).map((id) => ({ id })), { nil: undefined }),
 });
 
+/** A message with each stand-in entry, and the SDK's entry in its place, reduced to the name both must share. */
+function standIns(got: JSONRPCMessage[], expected: JSONRPCMessage[]): [unknown[], unknown[]] {
+  const toolsOf = (m: JSONRPCMessage) => (m as { result?: { tools?: unknown } }).result?.tools;
+  const g: unknown[] = [];
+  const e: unknown[] = [];
+  got.forEach((m, i) => {
+    const tools = toolsOf(m);
+    const theirs = expected[i] === undefined ? undefined : toolsOf(expected[i]);
+    if (!Array.isArray(tools) || !Array.isArray(theirs) || !tools.some((t) => isEntryStub(t as object))) {
+      g.push(m);
+      e.push(expected[i]);
+      return;
+    }
+    const name = (t: unknown) => ({ name: (t as { name?: unknown }).name });
+    g.push({ ...m, result: { ...(m as { result: object }).result, tools: tools.map((t) => (isEntryStub(t as object) ? name(t) : t)) } });
+    e.push({ ...expected[i], result: { ...(expected[i] as { result: object }).result, tools: theirs.map((t, j) => (isEntryStub(tools[j] as object) ? name(t) : t)) } });
+  });
+  return [g, e];
+}
+
 function feed(reader: { append(b: Buffer): void; readMessage(): JSONRPCMessage | null }, bytes: Buffer, cuts: number[]): JSONRPCMessage[] {
   const out: JSONRPCMessage[] = [];
   let from = 0;
@@ -66,7 +89,8 @@ test('yields what the SDK ReadBuffer yields, for any messages and any chunking (
         const expected = feed(new ReadBuffer({ maxBufferSize: 64 * 2 ** 20 }), bytes, cuts);
         const reader = new CachingLineReader(64 * 2 ** 20);
         const got = feed(reader, bytes, cuts);
-        assert.deepStrictEqual(got, expected);
+        const [g, e] = standIns(got, expected);
+        assert.deepStrictEqual(g, e);
         assert.equal(got.length, sends.length + 1);
       },
     ),
@@ -74,7 +98,9 @@ test('yields what the SDK ReadBuffer yields, for any messages and any chunking (
   );
 });
 
-test('a repeated large page is parsed once: later copies come from the cache with their own id', () => {
+const toolsIn = (m: JSONRPCMessage) => (m as unknown as { result: { tools: object[] } }).result.tools;
+
+test('a repeated large page is parsed once: later copies come from the cache with their own id, a stand-in for each tool', () => {
   const result = { tools: [{ name: 'big', description: 'x'.repeat(CACHE_MIN_BYTES), inputSchema: { type: 'object' } }], nextCursor: '2' };
   const reader = new CachingLineReader();
   const first = feed(reader, Buffer.from(line(result, 7, 'sdk')), []);
@@ -82,14 +108,23 @@ test('a repeated large page is parsed once: later copies come from the cache wit
   assert.deepEqual(counts(reader), { hits: 1, misses: 1 });
   assert.equal((first[0] as { id: number }).id, 7);
   assert.equal((second[0] as { id: number }).id, 12345);
-  // The very same parsed page: the MCP source then reuses its tools by identity.
-  assert.equal((second[0] as { result: unknown }).result, (first[0] as { result: unknown }).result);
+  // The first read hands on the parsed entry, marked with its key; the cache answers with a stand-in of the same key.
+  const [parsed] = toolsIn(first[0]);
+  const [standIn] = toolsIn(second[0]);
+  assert.deepEqual(parsed, result.tools[0]);
+  assert.equal(isEntryStub(parsed), false);
+  assert.equal(isEntryStub(standIn), true);
+  assert.deepEqual(standIn, { name: 'big' });
+  assert.ok(entryKeyOf(parsed)?.endsWith('#0'));
+  assert.equal(entryKeyOf(standIn), entryKeyOf(parsed));
+  assert.equal((second[0] as unknown as { result: { nextCursor: string } }).result.nextCursor, '2');
 
-  // One byte different: parsed again.
+  // One byte different: parsed again, under another key.
   const changed = { ...result, nextCursor: '3' };
   const third = feed(reader, Buffer.from(line(changed, 8, 'sdk')), []);
   assert.equal((third[0] as unknown as { result: { nextCursor: string } }).result.nextCursor, '3');
   assert.deepEqual(counts(reader), { hits: 1, misses: 2 });
+  assert.notEqual(entryKeyOf(toolsIn(third[0])[0]), entryKeyOf(parsed));
 
   // After a complete read that saw only the changed page, the old one is forgotten.
   reader.startRead();
@@ -97,40 +132,46 @@ test('a repeated large page is parsed once: later copies come from the cache wit
   reader.endRead();
   feed(reader, Buffer.from(line(result, 10, 'sdk')), []);
   assert.deepEqual(counts(reader), { hits: 2, misses: 3 });
+  // forget() drops every page.
+  reader.forget();
+  feed(reader, Buffer.from(line(result, 11, 'sdk')), []);
+  assert.deepEqual(counts(reader), { hits: 2, misses: 4 });
 });
 
-test('a changed page gives back the entries it shares with a cached page: one parsed copy of each unchanged tool', () => {
-  const tool = (name: string, revision: number) => ({ name, description: `${name} r${revision} ${'x'.repeat(CACHE_MIN_BYTES)}`, inputSchema: { type: 'object', properties: { a: { type: 'string' } } } });
-  const tools = (m: JSONRPCMessage) => (m as unknown as { result: { tools: object[] } }).result.tools;
+test('the cache keeps no parsed entry: once the reader of a page lets it go, its objects are collected', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const tool = (name: string) => ({ name, description: 'x'.repeat(CACHE_MIN_BYTES), inputSchema: { type: 'object', properties: { a: { type: 'string' } } } });
   const reader = new CachingLineReader();
-  const read = (page: object, id: number) => {
+  const refs = (() => {
     reader.startRead();
-    const [m] = feed(reader, Buffer.from(line(page, id, 'sdk')), []);
+    const [m] = feed(reader, Buffer.from(line({ tools: [tool('a'), tool('b')] }, 1, 'sdk')), []);
     reader.endRead();
-    return tools(m);
-  };
-  const first = read({ tools: [tool('a', 1), tool('b', 1), tool('c', 1)] }, 1);
-  // b changed: the page is parsed again, a and c are the first read's objects.
-  const second = read({ tools: [tool('a', 1), tool('b', 2), tool('c', 1)] }, 2);
-  assert.deepEqual(counts(reader), { hits: 0, misses: 2 });
-  assert.equal(second[0], first[0]);
-  assert.notEqual(second[1], first[1]);
-  assert.deepEqual(second[1], tool('b', 2));
-  assert.equal(second[2], first[2]);
-  // The first page is gone from the cache; what the second holds is still given back.
-  const third = read({ tools: [tool('a', 2), tool('b', 2), tool('c', 1)] }, 3);
-  assert.deepEqual(third, [tool('a', 2), tool('b', 2), tool('c', 1)]);
-  assert.equal(third[1], second[1]);
-  assert.equal(third[2], first[2]);
-  // Equal only in part, or under another name: never substituted.
-  const fourth = read({ tools: [tool('a', 2), { ...tool('c', 1), name: 'd' }] }, 4);
-  assert.equal(fourth[0], third[0]);
-  assert.notEqual(fourth[1], third[2]);
-  // c left the list with the third page: nothing keeps its old object alive, a later c is parsed anew.
-  const fifth = read({ tools: [tool('a', 2), tool('c', 1)] }, 5);
-  assert.equal(fifth[0], third[0]);
-  assert.notEqual(fifth[1], first[2]);
-  assert.deepEqual(fifth[1], first[2]);
+    return toolsIn(m).map((t) => new WeakRef((t as { inputSchema: object }).inputSchema));
+  })();
+  // Collected on a later turn (a WeakRef's target is kept to the end of the turn that made it).
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  assert.deepEqual(
+    refs.map((r) => r.deref()),
+    [undefined, undefined],
+  );
+  // The page is still answered from the cache.
+  reader.startRead();
+  const [again] = feed(reader, Buffer.from(line({ tools: [tool('a'), tool('b')] }, 2, 'sdk')), []);
+  reader.endRead();
+  assert.deepEqual(counts(reader), { hits: 1, misses: 1 });
+  assert.deepEqual(toolsIn(again), [{ name: 'a' }, { name: 'b' }]);
+});
+
+test('entries that are not objects with a string name are answered as they were', () => {
+  const page = { tools: [{ name: 'ok', description: 'x'.repeat(CACHE_MIN_BYTES) }, 'text', { name: 7 }, null] };
+  const reader = new CachingLineReader();
+  feed(reader, Buffer.from(line(page, 1, 'sdk')), []);
+  const [again] = feed(reader, Buffer.from(line(page, 2, 'sdk')), []);
+  const tools = toolsIn(again);
+  assert.equal(isEntryStub(tools[0]), true);
+  assert.deepEqual(tools.slice(1), ['text', { name: 7 }, null]);
 });
 
 test('a trailing number that is not the id is never substituted', () => {

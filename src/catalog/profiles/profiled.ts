@@ -36,8 +36,9 @@ function make(d: ToolDescriptor, profile: ProfileId): ProfiledTool {
   let plan: Plan = SAME;
   let marker: ProfileMarker = { id: profile, fits: true };
   const descriptor = { ...base } as ProfiledTool['descriptor'];
-  if (d.inputSchema !== undefined) {
-    const p = profileSchema(profile, d.inputSchema);
+  const input = d.inputSchema;
+  if (input !== undefined) {
+    const p = profileSchema(profile, input);
     descriptor.inputSchema = p.schema;
     plan = p.plan;
     marker = { id: profile, fits: p.breaks.length === 0 };

@@ -31,7 +31,7 @@ import { Redactor } from './redact.js';
 import type { CachingLineReader } from './stdio-lines.js';
 import { UpstreamCallRelay } from './call-relay.js';
 import { TenantLinks } from './tenant-links.js';
-import { type CollectedTool, ToolCollector, showName } from './tool-filter.js';
+import { type PreviousRead, StaleEntryError, ToolCollector, showName } from './tool-filter.js';
 import { isTimeout, readToolPages, ReadIssues, scrubSecrets, type ReadResult } from './tool-list-read.js';
 import { addConfiguredValues, drainStderr, httpTransports, stdioTransport, type TransportKind } from './transport.js';
 import { type McpItems, UpstreamItems } from './resources.js';
@@ -148,7 +148,7 @@ class McpSource implements McpToolSource {
   private list: readonly RawTool[] = [];
   private names = new Set<string>();
   /** The last applied read's entries and tools, for the next read to reuse. */
-  private collected: ReadonlyMap<string, CollectedTool> = new Map();
+  private previousRead: PreviousRead = { collected: new Map(), skipped: new Map() };
   private lastRefresh?: string;
   private lastError?: string;
 
@@ -583,7 +583,20 @@ class McpSource implements McpToolSource {
   }
 
   private async readAllPages(conn: Conn): Promise<ReadResult> {
-    const collector = new ToolCollector(this.serverId, this.opts, this.collected);
+    try {
+      return await this.readPagesOnce(conn);
+    } catch (err) {
+      if (!(err instanceof StaleEntryError) || conn.lines === undefined) throw err;
+      // The page cache answered for an entry the last read applied did not
+      // make (a read that failed after caching it): once more, parsing every page.
+      this.log.debug({ event: 'page_cache_reset', reason: this.redactor.text(err.message) }, `mcp server ${this.serverId}: tool list read again without the page cache`);
+      conn.lines.forget();
+      return await this.readPagesOnce(conn);
+    }
+  }
+
+  private async readPagesOnce(conn: Conn): Promise<ReadResult> {
+    const collector = new ToolCollector(this.serverId, this.opts, this.previousRead);
     conn.lines?.startRead();
     try {
       return await readToolPages(conn.client, this.opts, collector);
@@ -599,7 +612,7 @@ class McpSource implements McpToolSource {
    */
   private apply(collector: ToolCollector): boolean {
     const { tools, names } = collector;
-    this.collected = collector.collected;
+    this.previousRead = { collected: collector.collected, skipped: collector.skipped };
     if (tools.length === this.list.length && tools.every((t, i) => t === this.list[i])) return false;
     this.list = Object.freeze(tools);
     this.names = new Set(names);

@@ -1,6 +1,8 @@
 // The cache key of a stdio line and its JSON-RPC id (stdio-lines.ts): a
 // repeated `tools/list` page is the same bytes apart from the id, so the key
-// is a hash of the rest, and the id is put back into the cached answer.
+// is a hash of the rest, and the id is put back into the cached answer. The
+// key of a page's entries, and the stand-ins the cache answers with, live here
+// too: the reader makes them and the tool collector (tool-filter.ts) reads them.
 import { hash } from 'node:crypto';
 
 const CLOSE_BRACE = 0x7d;
@@ -45,4 +47,39 @@ export function splitId(line: Buffer): { id: number; key: string } | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * On a `tools/list` entry of a page the cache holds: the page's key and the
+ * entry's place in it (`key#index`), which together name the entry's bytes.
+ * The tool collector remembers it, so that the same key on a later read
+ * means the same tool without looking at the entry again.
+ */
+const ENTRY_KEY = Symbol('toolhost.entryKey');
+/** On an entry the cache answered in place of the parsed one: it holds only the name and the entry key. */
+const ENTRY_STUB = Symbol('toolhost.entryStub');
+
+type Keyed = { [ENTRY_KEY]?: string; [ENTRY_STUB]?: true };
+
+/** The entry's key, when it came from (or stands for) an entry of a cached page. */
+export function entryKeyOf(entry: object): string | undefined {
+  return (entry as Keyed)[ENTRY_KEY];
+}
+
+/** Whether the entry is a cache's stand-in, with nothing of the tool but its name. */
+export function isEntryStub(entry: object): boolean {
+  return (entry as Keyed)[ENTRY_STUB] === true;
+}
+
+/** The stand-in the cache keeps for a parsed entry with a string name, once the entry has been marked with `key`. */
+export function entryStub(name: string, key: string): Record<string, unknown> {
+  const stub = { name };
+  markEntry(stub, key);
+  Object.defineProperty(stub, ENTRY_STUB, { value: true, enumerable: false });
+  return stub;
+}
+
+/** Marks a parsed entry with its key (a hidden symbol property: JSON, `Object.keys` and deep equality do not see it). */
+export function markEntry(entry: object, key: string): void {
+  Object.defineProperty(entry, ENTRY_KEY, { value: key, enumerable: false });
 }

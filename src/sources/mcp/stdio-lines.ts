@@ -3,16 +3,16 @@
 // `list_changed` asks for every page again, and most come back byte for byte
 // the same as the last read, and parsing tens of megabytes of unchanged pages would cost
 // most of the refresh (docs/benchmarks.md has the figures). A page whose bytes, apart from
-// the JSON-RPC id, equal a page read before is answered with that page's
-// parsed object (and the new id) instead; the MCP source then sees the very
-// same entry objects and reuses its tools by identity.
+// the JSON-RPC id, equal a page read before is answered without parsing it:
+// each of its tool entries is a stand-in holding only the tool's name and the
+// entry's key (the page's hash and the entry's place, page-key.ts), which the
+// MCP source's tool collector recognizes as the tool it made from that key.
 //
-// A page that did change (one tool of its two hundred, say) is parsed again,
-// and each of its entries equal to an entry of a page already held is
-// replaced by that entry before the message is handed on: the source reuses
-// those tools by identity too, and the heap holds one parsed copy of each
-// tool however many pages change, instead of the old parse (kept by the
-// source's tools) beside the new one (kept by this cache).
+// The cache holds no parsed entry: a whole list's schemas as objects cost
+// the heap several times their bytes, and every full garbage collection
+// marks them again (docs/benchmarks.md, "Schemas held as text"). A page that
+// changed is parsed and handed on whole; the collector compares what it
+// makes of each entry with what it made before.
 //
 // The framing is toolhost's own (`JsonLineReader`), read by its own stdio
 // transport (stdio-client.ts): the SDK's transport has no hook for a reader.
@@ -22,8 +22,7 @@
 // (test/mcp-source/stdio-lines.test.ts).
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../../util/json.js';
-import { sameJson } from '../../util/same-json.js';
-import { splitId } from './page-key.js';
+import { entryStub, markEntry, splitId } from './page-key.js';
 
 /** Bytes buffered at most while a line is incomplete (a larger line fails the connection). */
 export const MAX_BUFFERED_BYTES = 10 * 1024 * 1024;
@@ -31,11 +30,11 @@ export const MAX_BUFFERED_BYTES = 10 * 1024 * 1024;
 const JOIN_BUFFER_KEPT_BYTES = 2 ** 20;
 /** Lines shorter than this are parsed every time: hashing would not pay. */
 export const CACHE_MIN_BYTES = 32 * 1024;
-/** Pages kept at most (a cache entry holds the page's parsed object). */
+/** Pages kept at most. */
 const MAX_ENTRIES = 1024;
 /**
- * Page bytes kept at most, per connection (64 MiB; the parsed objects take
- * a few times that in memory). Past it the oldest pages go first; a page
+ * Page bytes answered from the cache at most, per connection (64 MiB; what
+ * the cache holds of them is a stand-in per tool). Past it the oldest pages go first; a page
  * larger than the whole cap is never kept. A server whose list is larger
  * still works, it only parses more of it again on a re-read.
  */
@@ -49,11 +48,6 @@ function toolsOf(message: JSONRPCMessage): unknown[] | undefined {
   return typeof result === 'object' && result !== null && Array.isArray(result.tools) ? result.tools : undefined;
 }
 
-/** A tool entry's name, when it is an object with a string name. */
-function nameOf(entry: unknown): string | undefined {
-  return isPlainObject(entry) && typeof entry.name === 'string' ? entry.name : undefined;
-}
-
 /** Counts, for the source's tests and logs. */
 export interface LineCacheStats {
   hits: number;
@@ -64,14 +58,9 @@ export interface LineCacheStats {
 }
 
 interface CachedPage {
+  /** The page as answered again: the parsed message with a stand-in for each named entry. */
   message: JSONRPCMessage;
   bytes: number;
-}
-
-/** A tool entry held by cached pages, and by how many of them. */
-interface HeldEntry {
-  entry: unknown;
-  pages: number;
 }
 
 /** Newline-delimited JSON-RPC messages out of a byte stream, however it is chunked. */
@@ -174,8 +163,6 @@ export class JsonLineReader {
 export class CachingLineReader extends JsonLineReader {
   readonly stats: LineCacheStats = { hits: 0, misses: 0, entries: 0, bytes: 0 };
   private readonly pages = new Map<string, CachedPage>();
-  /** By tool name: the entry object the cached pages hold. */
-  private readonly entries = new Map<string, HeldEntry>();
   /** Pages hit or added since `startRead`. */
   private used = new Set<string>();
 
@@ -200,27 +187,23 @@ export class CachingLineReader extends JsonLineReader {
     const tools = split !== undefined ? toolsOf(message) : undefined;
     if (split !== undefined && tools !== undefined && (message as { id?: unknown }).id === split.id) {
       this.stats.misses++;
-      this.reuseEntries(tools);
+      const stubs = tools.map((entry, i) => {
+        if (!isPlainObject(entry) || typeof entry.name !== 'string') return entry;
+        const key = `${split.key}#${i}`;
+        markEntry(entry, key);
+        return entryStub(entry.name, key);
+      });
       if (line.length <= this.maxCacheBytes) {
         this.used.add(split.key);
-        this.add(split.key, { message, bytes: line.length });
+        const result = (message as { result: Record<string, unknown> }).result;
+        this.add(split.key, { message: { ...message, result: { ...result, tools: stubs } } as JSONRPCMessage, bytes: line.length });
       }
     }
     return message;
   }
 
-  /** Each entry equal (same bytes) to one a cached page holds under its name becomes that very object. */
-  private reuseEntries(tools: unknown[]): void {
-    for (let i = 0; i < tools.length; i++) {
-      const name = nameOf(tools[i]);
-      const held = name === undefined ? undefined : this.entries.get(name);
-      if (held !== undefined && held.entry !== tools[i] && sameJson(held.entry, tools[i])) tools[i] = held.entry;
-    }
-  }
-
   private add(key: string, page: CachedPage): void {
     this.pages.set(key, page);
-    this.hold(page, 1);
     this.stats.bytes += page.bytes;
     // Oldest first: within one read the earliest pages, across reads those of older reads.
     for (const [oldest, old] of this.pages) {
@@ -230,24 +213,15 @@ export class CachingLineReader extends JsonLineReader {
     this.stats.entries = this.pages.size;
   }
 
-  /** Counts the page's entries as held by one more (+1) or one fewer (-1) cached page. */
-  private hold(page: CachedPage, by: 1 | -1): void {
-    for (const entry of toolsOf(page.message) ?? []) {
-      const name = nameOf(entry);
-      if (name === undefined) continue;
-      const held = this.entries.get(name);
-      if (held !== undefined && held.entry === entry) {
-        held.pages += by;
-        if (held.pages === 0) this.entries.delete(name);
-      } else if (by === 1) this.entries.set(name, { entry, pages: 1 });
-    }
-  }
-
   private drop(key: string, page: CachedPage): void {
     this.pages.delete(key);
-    this.hold(page, -1);
     this.stats.bytes -= page.bytes;
     this.stats.entries = this.pages.size;
+  }
+
+  /** Drops every page: the next read parses every page again (the collector met a stand-in it cannot place). */
+  forget(): void {
+    for (const [key, page] of this.pages) this.drop(key, page);
   }
 
   /** A read of the whole list begins. */

@@ -6,15 +6,20 @@
 // from a display title; classification is the host's (RawTool.derived stays
 // undefined).
 //
-// A re-read reuses what it can, so that a refresh costs what changed: an entry equal to the previous read's entry of
-// the same name yields the previous RawTool object itself, so everything
-// downstream (the source's change check, the catalog's rebuild) sees an
-// unchanged tool as the same object and stops at an identity check.
-import type { JsonObject } from '../../contract/descriptor.js';
+// A re-read reuses what it can, so that a refresh costs what changed: an
+// entry with the key of the previous read's entry of the same name (the
+// same bytes, page-key.ts), or one that makes an equal RawTool, yields the
+// previous RawTool object itself, so everything downstream (the source's
+// change check, the catalog's rebuild) sees an unchanged tool as the same
+// object and stops at an identity check. Nothing of an entry is kept but
+// what its RawTool holds, and a RawTool holds its schemas as text
+// (util/json-text.ts): the parsed page is garbage once the read is over.
 import { MCP_TOOL_NAME_PATTERN, formatToolId } from '../../contract/tool-id.js';
 import { isPlainObject } from '../../util/json.js';
+import { setJsonText } from '../../util/json-text.js';
 import { sameJson } from '../../util/same-json.js';
 import type { RawTool } from '../raw-tool.js';
+import { entryKeyOf, isEntryStub } from './page-key.js';
 
 export const MAX_TITLE_LENGTH = 256;
 
@@ -50,11 +55,11 @@ export function deeperThan(value: unknown, max: number): boolean {
 }
 
 /**
- * The schema if it is within bounds, or a reason it is left out. The value
- * is kept as it is, not copied: it is JSON the transport has just parsed,
- * referenced by nothing else, and never changed in place by the host.
+ * The schema's JSON text if it is within bounds, or a reason it is left out.
+ * The text is what the RawTool holds (parsed on use): the parsed value is
+ * the transport's, and nothing keeps it after the read.
  */
-export function boundSchema(value: unknown, limits: ToolLimits): { schema: JsonObject } | { reason: string } {
+export function boundSchema(value: unknown, limits: ToolLimits): { json: string } | { reason: string } {
   if (!isPlainObject(value)) return { reason: `is not a JSON object (${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value})` };
   if (deeperThan(value, limits.maxSchemaDepth)) return { reason: `nests deeper than ${limits.maxSchemaDepth} levels` };
   let json: string | undefined;
@@ -66,7 +71,7 @@ export function boundSchema(value: unknown, limits: ToolLimits): { schema: JsonO
   if (json === undefined) return { reason: 'is not serializable' };
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > limits.maxSchemaBytes) return { reason: `is ${bytes} bytes, over the ${limits.maxSchemaBytes} byte limit` };
-  return { schema: value as JsonObject };
+  return { json };
 }
 
 /** A printable, bounded rendering of an untrusted name for warnings. */
@@ -77,31 +82,51 @@ export function showName(name: unknown): string {
 
 /** What one read made of one entry: kept for the next read to reuse. */
 export interface CollectedTool {
-  readonly entry: Record<string, unknown>;
+  /** The entry's key (page-key.ts), when it came from a cached page's bytes. */
+  readonly key?: string;
+  /** The tool served (a redacted copy when the source's secrets had to be scrubbed from it). */
   tool: RawTool;
+  /** The tool as made from the entry, before any scrubbing: what a later read's entry is compared with. */
+  readonly made: RawTool;
   readonly issues: readonly string[];
+}
+
+/** What a read leaves for the next one. */
+export interface PreviousRead {
+  /** By MCP tool name. */
+  readonly collected: ReadonlyMap<string, CollectedTool>;
+  /** By entry key: the issues of the entries that were skipped. */
+  readonly skipped: ReadonlyMap<string, readonly string[]>;
+}
+
+/** A cached page's stand-in entry that no tool of the previous read was made from: the read must parse its pages again. */
+export class StaleEntryError extends Error {
+  constructor(name: string) {
+    super(`the page cache answered for ${showName(name)}, which the previous read did not make`);
+  }
 }
 
 /**
  * Collects RawTools from `tools/list` pages of one server, in listing order.
  * `issues` holds one line per skipped entry or dropped part, for warnings.
- * Given the previous read's `collected`, an unchanged entry (the same object,
- * or equal JSON) gives back the previous RawTool object.
+ * Given the previous read, an unchanged entry (the same key, or making an
+ * equal RawTool) gives back the previous RawTool object.
  */
-export class ToolCollector {
+export class ToolCollector implements PreviousRead {
   readonly tools: RawTool[] = [];
   /** MCP tool name for each collected tool, same order as `tools`. */
   readonly names: string[] = [];
   readonly issues: string[] = [];
   /** By MCP tool name: what the next read may reuse. */
   readonly collected = new Map<string, CollectedTool>();
+  readonly skipped = new Map<string, readonly string[]>();
   /** Positions in `tools` of tools reused from the previous read. */
   readonly reused = new Set<number>();
 
   constructor(
     private readonly serverId: string,
     private readonly limits: ToolLimits,
-    private readonly previous?: ReadonlyMap<string, CollectedTool>,
+    private readonly previous?: PreviousRead,
   ) {}
 
   get size(): number {
@@ -114,31 +139,54 @@ export class ToolCollector {
       return;
     }
     const name = entry.name;
-    // Unchanged since the last read (the common case of a re-read): its name
-    // passed every check then, and nothing else needs doing.
-    const prior = typeof name === 'string' ? this.previous?.get(name) : undefined;
-    if (prior !== undefined && !this.collected.has(name as string) && (prior.entry === entry || sameJson(prior.entry, entry))) {
-      this.reused.add(this.tools.length);
-      this.keep(name as string, prior);
-      return;
-    }
+    const key = entryKeyOf(entry);
+    // The same bytes as an entry of the last read (the common case of a
+    // re-read): nothing of it needs looking at again.
+    if (key !== undefined && this.reuseByKey(key, name)) return;
     if (typeof name !== 'string' || !MCP_TOOL_NAME_PATTERN.test(name)) {
-      this.issues.push(`tool ${showName(name)} skipped: name outside the MCP tool-name grammar`);
+      this.skip(key, `tool ${showName(name)} skipped: name outside the MCP tool-name grammar`);
       return;
     }
     const toolId = formatToolId({ source: 'mcp', serverId: this.serverId, toolName: name });
     if (toolId === null) {
-      this.issues.push(`tool ${showName(name)} skipped: no valid toolId can be formed`);
+      this.skip(key, `tool ${showName(name)} skipped: no valid toolId can be formed`);
       return;
     }
     if (this.collected.has(name)) {
-      this.issues.push(`tool ${showName(name)} skipped: duplicate name (the first one is kept)`);
+      this.skip(key, `tool ${showName(name)} skipped: duplicate name (the first one is kept)`);
       return;
     }
+    if (isEntryStub(entry)) throw new StaleEntryError(name);
 
     const issues: string[] = [];
     const tool = this.collect(entry, name, toolId, issues);
-    this.keep(name, { entry, tool, issues });
+    const prior = this.previous?.collected.get(name);
+    if (prior !== undefined && sameJson(prior.made, tool) && sameJson(prior.issues, issues)) {
+      this.reused.add(this.tools.length);
+      this.keep(name, { key, tool: prior.tool, made: prior.made, issues: prior.issues });
+      return;
+    }
+    this.keep(name, { key, tool, made: tool, issues });
+  }
+
+  /** True when the entry with this key was collected or skipped by the previous read, and is taken as it was then. */
+  private reuseByKey(key: string, name: unknown): boolean {
+    const skipped = this.previous?.skipped.get(key);
+    if (skipped !== undefined) {
+      for (const issue of skipped) this.issues.push(issue);
+      this.skipped.set(key, skipped);
+      return true;
+    }
+    const prior = typeof name === 'string' ? this.previous?.collected.get(name) : undefined;
+    if (prior === undefined || prior.key !== key || this.collected.has(name as string)) return false;
+    this.reused.add(this.tools.length);
+    this.keep(name as string, prior);
+    return true;
+  }
+
+  private skip(key: string | undefined, issue: string): void {
+    this.issues.push(issue);
+    if (key !== undefined) this.skipped.set(key, [issue]);
   }
 
   private keep(name: string, c: CollectedTool): void {
@@ -179,18 +227,21 @@ export class ToolCollector {
       const value = entry[key];
       if (value === undefined) continue;
       const bounded = boundSchema(value, this.limits);
-      if ('schema' in bounded) tool[key] = bounded.schema;
+      if ('json' in bounded) setJsonText(tool, key, bounded.json);
       else issues.push(`tool ${showName(name)}: ${key} left out, it ${bounded.reason}`);
     }
 
     return tool;
   }
 
-  /** Drops the last collected tool (used when a bound is exceeded). */
+  /**
+   * Drops the last collected tool (used when a bound is exceeded; the read
+   * ends there). It stays in `collected`, so that the next read, ending at the
+   * same entry, finds it as it was instead of a stand-in it cannot place.
+   */
   pop(): void {
-    const name = this.names.pop();
+    this.names.pop();
     this.tools.pop();
     this.reused.delete(this.tools.length);
-    if (name !== undefined) this.collected.delete(name);
   }
 }

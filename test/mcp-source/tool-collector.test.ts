@@ -1,0 +1,121 @@
+// The tool collector over the stdio reader's page cache
+// (src/sources/mcp/tool-filter.ts, stdio-lines.ts): a re-read whose pages
+// come back as stand-ins reuses the previous read's tools by their entry
+// keys, a changed page is compared by what its entries make, a stand-in the
+// previous read did not make is refused (the source then reads again without
+// the cache), and the tools hold their schemas as text.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CACHE_MIN_BYTES, CachingLineReader } from '../../src/sources/mcp/stdio-lines.js';
+import { type PreviousRead, StaleEntryError, ToolCollector, type ToolLimits } from '../../src/sources/mcp/tool-filter.js';
+import { jsonTextOf } from '../../src/util/json-text.js';
+
+const LIMITS: ToolLimits = { maxDescriptionLength: 2 * CACHE_MIN_BYTES, maxSchemaBytes: 1_000_000, maxSchemaDepth: 20 };
+const PAD = 'x'.repeat(CACHE_MIN_BYTES / 2);
+
+const tool = (name: unknown, revision = 1) => ({ name, description: `${String(name)} r${revision} ${PAD}`, inputSchema: { type: 'object', properties: { a: { type: 'string', description: `r${revision}` } } } });
+
+let id = 0;
+/** One read of one page through the reader, into a collector given the previous read. */
+function read(reader: CachingLineReader, entries: unknown[], previous?: PreviousRead): ToolCollector {
+  const collector = new ToolCollector('srv', LIMITS, previous);
+  reader.startRead();
+  try {
+    reader.append(Buffer.from(serializeMessage({ jsonrpc: '2.0', id: ++id, result: { tools: entries } } as JSONRPCMessage)));
+    const message = reader.readMessage() as unknown as { result: { tools: unknown[] } };
+    message.result.tools.forEach((e, i) => collector.add(e, i));
+  } finally {
+    reader.endRead();
+  }
+  return collector;
+}
+
+const after = (c: ToolCollector): PreviousRead => ({ collected: c.collected, skipped: c.skipped });
+
+test('an unchanged page comes back as stand-ins and every tool is the previous read\'s object', () => {
+  const reader = new CachingLineReader();
+  const first = read(reader, [tool('a'), tool('b'), tool('c')]);
+  assert.equal(first.reused.size, 0);
+  const second = read(reader, [tool('a'), tool('b'), tool('c')], after(first));
+  assert.deepEqual(reader.stats.hits, 1);
+  assert.equal(second.reused.size, 3);
+  second.tools.forEach((t, i) => assert.equal(t, first.tools[i]));
+});
+
+test('a changed page: the entries that make the same tool give back the previous objects, the changed one is new', () => {
+  const reader = new CachingLineReader();
+  const first = read(reader, [tool('a'), tool('b'), tool('c')]);
+  const second = read(reader, [tool('a'), tool('b', 2), tool('c')], after(first));
+  assert.equal(reader.stats.hits, 0);
+  assert.equal(second.tools[0], first.tools[0]);
+  assert.notEqual(second.tools[1], first.tools[1]);
+  assert.equal(second.tools[2], first.tools[2]);
+  assert.deepEqual([...second.reused].sort(), [0, 2]);
+  assert.match(second.tools[1].description ?? '', /^b r2/);
+  // The next read of the changed page, now cached, finds every tool by its key.
+  const third = read(reader, [tool('a'), tool('b', 2), tool('c')], after(second));
+  assert.equal(reader.stats.hits, 1);
+  third.tools.forEach((t, i) => assert.equal(t, second.tools[i]));
+});
+
+test('a RawTool holds its schemas as text, not as the parsed entry\'s objects', () => {
+  const reader = new CachingLineReader();
+  const [t] = read(reader, [tool('a')]).tools;
+  assert.equal(jsonTextOf(t, 'inputSchema'), JSON.stringify(tool('a').inputSchema));
+  assert.deepEqual(t.inputSchema, tool('a').inputSchema);
+  assert.notEqual(t.inputSchema, t.inputSchema, 'parsed anew on each read: nothing keeps a parse');
+  assert.equal(JSON.stringify(t), JSON.stringify({ source: 'mcp', toolId: t.toolId, origin: t.origin, description: t.description, inputSchema: tool('a').inputSchema }));
+});
+
+test('a stand-in the previous read did not make is refused: the read must parse its pages again', () => {
+  const reader = new CachingLineReader();
+  const applied = read(reader, [tool('a'), tool('b')]);
+  // A read that caches a changed page but is never applied (it failed later on).
+  read(reader, [tool('a'), tool('b', 2)], after(applied));
+  assert.throws(() => read(reader, [tool('a'), tool('b', 2)], after(applied)), StaleEntryError);
+  // Without the cache, the same read is made from the parsed page.
+  reader.forget();
+  const again = read(reader, [tool('a'), tool('b', 2)], after(applied));
+  assert.equal(again.tools[0], applied.tools[0]);
+  assert.match(again.tools[1].description ?? '', /^b r2/);
+});
+
+test('skipped entries are skipped again from their stand-ins, with the same warnings', () => {
+  const reader = new CachingLineReader();
+  const page = [tool('ok'), tool('bad name!'), tool('ok', 2), 42];
+  const first = read(reader, page);
+  assert.deepEqual(first.names, ['ok']);
+  assert.equal(first.issues.length, 3);
+  const second = read(reader, page, after(first));
+  assert.equal(reader.stats.hits, 1);
+  assert.deepEqual(second.names, ['ok']);
+  assert.equal(second.tools[0], first.tools[0]);
+  assert.deepEqual(second.issues, first.issues);
+});
+
+test('a tool dropped at the maxTools bound is found again by the next read that ends at it', () => {
+  const reader = new CachingLineReader();
+  const collectUpTo = (max: number, previous?: PreviousRead) => {
+    const c = new ToolCollector('srv', LIMITS, previous);
+    reader.startRead();
+    reader.append(Buffer.from(serializeMessage({ jsonrpc: '2.0', id: ++id, result: { tools: [tool('a'), tool('b'), tool('c')] } } as JSONRPCMessage)));
+    const entries = (reader.readMessage() as unknown as { result: { tools: unknown[] } }).result.tools;
+    for (const [i, e] of entries.entries()) {
+      c.add(e, i);
+      if (c.size > max) {
+        c.pop();
+        break;
+      }
+    }
+    reader.endRead();
+    return c;
+  };
+  const first = collectUpTo(1);
+  assert.deepEqual(first.names, ['a']);
+  const second = collectUpTo(1, after(first));
+  assert.equal(reader.stats.hits, 1);
+  assert.deepEqual(second.names, ['a']);
+  assert.equal(second.tools[0], first.tools[0]);
+});
