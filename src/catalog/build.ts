@@ -14,7 +14,7 @@
 import type { Classification, ToolDescriptor } from '../contract/descriptor.js';
 import type { ClassifyResult, Policy } from '../classify/policy.js';
 import type { RawTool } from '../sources/raw-tool.js';
-import { copyValue, jsonTextOf, setJsonText } from '../util/json-text.js';
+import { copyValue, jsonTextOf } from '../util/json-text.js';
 import { sameJson } from '../util/same-json.js';
 import { describeTool, type SchemaTexts } from './describe.js';
 import { classifyFromSteps } from './workflow-classification.js';
@@ -107,8 +107,7 @@ function rebind(prior: Built, raw: RawTool): Built {
       continue;
     }
     const text = jsonTextOf(d, key);
-    const rawText = jsonTextOf(raw, key);
-    if (text !== undefined) setJsonText(descriptor, key, text === jsonTextOf(prior.raw, key) && rawText !== undefined ? rawText : text);
+    if (text !== undefined) copyValue(text === jsonTextOf(prior.raw, key) && jsonTextOf(raw, key) !== undefined ? raw : d, descriptor, key);
     else descriptor[key] = d[key] !== undefined && d[key] === prior.raw[key] ? raw[key] : d[key];
   }
   return new Built(descriptor, raw, prior.classification, prior.policyScopes, prior.redacted, prior.unenforced, prior.problem);

@@ -4,7 +4,7 @@
 import { deriveAnnotations } from '../contract/annotations.js';
 import type { Classification, JsonObject, ToolDescriptor } from '../contract/descriptor.js';
 import type { RawTool } from '../sources/raw-tool.js';
-import { jsonTextOf, setJsonText } from '../util/json-text.js';
+import { copyValue, jsonTextOf } from '../util/json-text.js';
 import { withLinearPatterns } from '../util/linear-regex.js';
 import { looksLikeSecret } from '../util/scrub.js';
 import { isSecretKey, redactCredentials } from './redact.js';
@@ -102,7 +102,7 @@ export function describeTool(raw: RawTool, classification: Classification, scope
     const text = held ?? JSON.stringify(value);
     if (!mayHoldCredential(text)) {
       texts[field] = text;
-      if (held !== undefined) setJsonText(d, field, held);
+      if (held !== undefined) copyValue(raw, d, field);
       else d[field] = value;
       continue;
     }
@@ -129,11 +129,13 @@ export function describeTool(raw: RawTool, classification: Classification, scope
  * The schema patterns calls are not checked against (invoke/schema-validator.ts):
  * a pattern RE2 cannot run is dropped where that only loosens the schema, and
  * the whole schema goes unenforced where it would not. Only schemas whose text
- * names a pattern are walked.
+ * holds a pattern keyword are walked.
  */
 function unenforcedPatterns(d: ToolDescriptor, field: 'inputSchema' | 'outputSchema', texts: SchemaTexts): string[] {
   const text = texts[field];
-  if (text !== undefined && !text.includes('"pattern')) return [];
+  // In JSON.stringify's text a `pattern` keyword is `"pattern":"` and a
+  // `patternProperties` one `"patternProperties":`; only such a schema is parsed and walked.
+  if (text !== undefined && !text.includes('"pattern":"') && !text.includes('"patternProperties":')) return [];
   const schema = d[field];
   if (schema === undefined) return [];
   const { schema: enforced, unenforced } = withLinearPatterns(schema);

@@ -7,47 +7,74 @@
 // look into.
 //
 // `setJsonText(o, key, text)` makes `o[key]` an enumerable property whose
-// value is `JSON.parse(text)`, made anew on each read: `JSON.stringify(o)`
-// and `Object.keys(o)` see it as an ordinary field, and nothing keeps the
-// parsed value beyond the reader that asked for it. Readers that use the value
-// more than once read it once into a local. `jsonTextOf(o, key)` gives the
-// text back, so that what only needs the text (serializing, comparing,
+// value is `JSON.parse(text)`: `JSON.stringify(o)` and `Object.keys(o)` see
+// it as an ordinary field. The parsed value is held weakly, so readers close
+// in time (a build's checks, a tool's compaction and search filing) share
+// one parse, and the garbage collector may drop it whenever no reader holds
+// it; the value is shared, so no reader may change it. Readers that use the
+// value more than once read it once into a local. `jsonTextOf(o, key)` gives
+// the text back, so that what only needs the text (serializing, comparing,
 // scanning for credentials) never parses.
 import type { JsonObject } from '../contract/descriptor.js';
 
-const TEXTS = Symbol('toolhost.jsonTexts');
+const SLOTS = Symbol('toolhost.jsonTexts');
 
-type WithTexts = { [TEXTS]?: Record<string, string> };
+/** One value held as text, with its latest parse held weakly. */
+interface Slot {
+  readonly text: string;
+  parsed?: WeakRef<JsonObject>;
+}
 
-/** Defines `target[key]` as the JSON value of `text` (parsed on each read), in the key order of assignment. */
-export function setJsonText(target: object, key: string, text: string): void {
-  const holder = target as WithTexts;
-  let texts = holder[TEXTS];
-  if (texts === undefined) {
-    texts = {};
-    Object.defineProperty(target, TEXTS, { value: texts, enumerable: false });
+type WithSlots = { [SLOTS]?: Record<string, Slot> };
+
+function slotOf(target: object, key: string): Slot | undefined {
+  return (target as WithSlots)[SLOTS]?.[key];
+}
+
+function define(target: object, key: string, slot: Slot): void {
+  const holder = target as WithSlots;
+  let slots = holder[SLOTS];
+  if (slots === undefined) {
+    slots = {};
+    Object.defineProperty(target, SLOTS, { value: slots, enumerable: false });
   }
-  texts[key] = text;
+  slots[key] = slot;
   Object.defineProperty(target, key, {
     enumerable: true,
     configurable: true,
-    get: () => JSON.parse(text) as JsonObject,
+    get: () => {
+      let value = slot.parsed?.deref();
+      if (value === undefined) {
+        value = JSON.parse(slot.text) as JsonObject;
+        slot.parsed = new WeakRef(value);
+      }
+      return value;
+    },
   });
+}
+
+/**
+ * Defines `target[key]` as the JSON value of `text`, in the key order of
+ * assignment. `parsed`, when given, is that value already (the source's own
+ * parse), used while something else still holds it.
+ */
+export function setJsonText(target: object, key: string, text: string, parsed?: JsonObject): void {
+  define(target, key, parsed === undefined ? { text } : { text, parsed: new WeakRef(parsed) });
 }
 
 /** The text `target[key]` is held as, when it is held as text. */
 export function jsonTextOf(target: object, key: string): string | undefined {
-  return (target as WithTexts)[TEXTS]?.[key];
+  return slotOf(target, key)?.text;
 }
 
 /** Whether `target[key]` is present, without parsing a value held as text. */
 export function hasValue(target: object, key: string): boolean {
-  return jsonTextOf(target, key) !== undefined || (target as Record<string, unknown>)[key] !== undefined;
+  return slotOf(target, key) !== undefined || (target as Record<string, unknown>)[key] !== undefined;
 }
 
-/** `source[key]` onto `target`: as the same text when held as text, else as the same value. */
+/** `source[key]` onto `target`: the same text (and its parse) when held as text, else the same value. */
 export function copyValue(source: object, target: object, key: string): void {
-  const text = jsonTextOf(source, key);
-  if (text !== undefined) setJsonText(target, key, text);
+  const slot = slotOf(source, key);
+  if (slot !== undefined) define(target, key, slot);
   else (target as Record<string, unknown>)[key] = (source as Record<string, unknown>)[key];
 }

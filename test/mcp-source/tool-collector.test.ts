@@ -6,6 +6,8 @@
 // the cache), and the tools hold their schemas as text.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CACHE_MIN_BYTES, CachingLineReader } from '../../src/sources/mcp/stdio-lines.js';
@@ -60,12 +62,20 @@ test('a changed page: the entries that make the same tool give back the previous
   third.tools.forEach((t, i) => assert.equal(t, second.tools[i]));
 });
 
-test('a RawTool holds its schemas as text, not as the parsed entry\'s objects', () => {
+test('a RawTool holds its schemas as text, not as the parsed entry\'s objects', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
   const reader = new CachingLineReader();
   const [t] = read(reader, [tool('a')]).tools;
   assert.equal(jsonTextOf(t, 'inputSchema'), JSON.stringify(tool('a').inputSchema));
   assert.deepEqual(t.inputSchema, tool('a').inputSchema);
-  assert.notEqual(t.inputSchema, t.inputSchema, 'parsed anew on each read: nothing keeps a parse');
+  assert.equal(t.inputSchema, t.inputSchema, 'readers close in time share one parse');
+  // ...which the tool does not keep: once no reader holds it, it is collected.
+  const parse = new WeakRef(t.inputSchema as object);
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  assert.equal(parse.deref(), undefined);
+  assert.deepEqual(t.inputSchema, tool('a').inputSchema);
   assert.equal(JSON.stringify(t), JSON.stringify({ source: 'mcp', toolId: t.toolId, origin: t.origin, description: t.description, inputSchema: tool('a').inputSchema }));
 });
 

@@ -15,6 +15,7 @@
 // what its RawTool holds, and a RawTool holds its schemas as text
 // (util/json-text.ts): the parsed page is garbage once the read is over.
 import { MCP_TOOL_NAME_PATTERN, formatToolId } from '../../contract/tool-id.js';
+import type { JsonObject } from '../../contract/descriptor.js';
 import { isPlainObject } from '../../util/json.js';
 import { setJsonText } from '../../util/json-text.js';
 import { sameJson } from '../../util/same-json.js';
@@ -227,7 +228,7 @@ export class ToolCollector implements PreviousRead {
       const value = entry[key];
       if (value === undefined) continue;
       const bounded = boundSchema(value, this.limits);
-      if ('json' in bounded) setJsonText(tool, key, bounded.json);
+      if ('json' in bounded) setJsonText(tool, key, bounded.json, value as JsonObject);
       else issues.push(`tool ${showName(name)}: ${key} left out, it ${bounded.reason}`);
     }
 
