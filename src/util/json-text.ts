@@ -8,12 +8,14 @@
 //
 // `setJsonText(o, key, text)` makes `o[key]` an enumerable property whose
 // value is `JSON.parse(text)`: `JSON.stringify(o)` and `Object.keys(o)` see
-// it as an ordinary field. A source's own parse, when it gives one, goes to
-// the first reader (the catalog's build, or the tool's compaction or search
-// filing, which read every new tool soon after it appears); from then on the
-// parsed value is held weakly, so readers close in time share one parse, and
-// the garbage collector may drop it whenever no reader holds it. The value
-// is shared, so no reader may change it. Readers that use the
+// it as an ordinary field. The parsed value (the source's own parse, to begin
+// with) is held weakly, so readers close in time (a tool's compaction and
+// search filing) share one parse, and the garbage collector may drop it
+// whenever no reader holds it. Held strongly until a first reader takes it,
+// the parses of a whole list would live through a start's build and
+// compaction, and the heap V8 grows for that peak stays committed: 15 to
+// 20 MB more RSS at 10,000 tools, measured (docs/benchmarks.md, "Schemas held
+// as text"). The value is shared, so no reader may change it. Readers that use the
 // value more than once read it once into a local. `jsonTextOf(o, key)` gives
 // the text back, so that what only needs the text (serializing, comparing,
 // scanning for credentials) never parses.
@@ -25,8 +27,6 @@ const SLOTS = Symbol('toolhost.jsonTexts');
 interface Slot {
   readonly text: string;
   parsed?: WeakRef<JsonObject>;
-  /** The source's own parse, held until the first read takes it. */
-  fresh?: JsonObject;
 }
 
 type WithSlots = { [SLOTS]?: Record<string, Slot> };
@@ -47,12 +47,6 @@ function define(target: object, key: string, slot: Slot): void {
     enumerable: true,
     configurable: true,
     get: () => {
-      const fresh = slot.fresh;
-      if (fresh !== undefined) {
-        slot.fresh = undefined;
-        slot.parsed = new WeakRef(fresh);
-        return fresh;
-      }
       let value = slot.parsed?.deref();
       if (value === undefined) {
         value = JSON.parse(slot.text) as JsonObject;
@@ -69,7 +63,7 @@ function define(target: object, key: string, slot: Slot): void {
  * parse), used while something else still holds it.
  */
 export function setJsonText(target: object, key: string, text: string, parsed?: JsonObject): void {
-  define(target, key, parsed === undefined ? { text } : { text, fresh: parsed });
+  define(target, key, parsed === undefined ? { text } : { text, parsed: new WeakRef(parsed) });
 }
 
 /** The text `target[key]` is held as, when it is held as text. */

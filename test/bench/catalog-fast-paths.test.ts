@@ -1,7 +1,8 @@
 // The catalog's fast paths must give exactly what the
 // slow paths give: the one-pass credential check on a schema's JSON text,
-// the descriptor serialization that reuses that text, and a rebuild that
-// reuses unchanged tools.
+// the descriptor serialization that reuses that text, the check for
+// patterns the linear-time engine cannot run made on that text, and a
+// rebuild that reuses unchanged tools.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
@@ -14,6 +15,7 @@ import { compileTenant } from '../../src/catalog/visibility.js';
 import { Policy } from '../../src/classify/policy.js';
 import type { JsonObject } from '../../src/contract/descriptor.js';
 import { createMetrics } from '../../src/observability/metrics.js';
+import { withLinearPatterns } from '../../src/util/linear-regex.js';
 import type { RawTool, ToolSource } from '../../src/sources/raw-tool.js';
 import { makeTool } from '../../bench/tools.js';
 
@@ -58,6 +60,32 @@ test('mayHoldCredential is false only where redactCredentials finds nothing', ()
   for (const s of SECRETISH) assert.equal(mayHoldCredential(JSON.stringify({ description: s })), true, s);
   assert.equal(mayHoldCredential(JSON.stringify({ properties: { x: { default: { password: 'hunter2' } } } })), true);
   assert.equal(mayHoldCredential(JSON.stringify({ properties: { password: { type: 'string' } } })), false);
+});
+
+/** Patterns RE2 runs, ones it cannot (backreferences, lookaround), invalid ones, and strings with quotes and backslashes. */
+const PATTERNS = ['^[a-z]+$', '\\d{3}-\\d{4}', '(a)\\1', '(?=x)y', '(?<!a)b', '[', '"quoted"', 'back\\', '\\"pattern\\":\\"(a)\\1', 'a"pattern":"(?=z)'];
+const schemaArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  schema: fc.oneof(
+    { depthSize: 'small' },
+    fc.record({ type: fc.constantFrom('string', 'object'), pattern: fc.constantFrom(...PATTERNS) }, { requiredKeys: ['type'] }),
+    fc.record({ type: fc.constant('object'), properties: fc.dictionary(fc.constantFrom('pattern', 'a', 'b"c'), tie('schema'), { maxKeys: 3 }) }),
+    fc.record({ not: tie('schema') }),
+    fc.record({ anyOf: fc.array(tie('schema'), { maxLength: 3 }) }),
+    fc.record({ patternProperties: fc.dictionary(fc.constantFrom(...PATTERNS), tie('schema'), { maxKeys: 2 }) }),
+    fc.record({ default: fc.dictionary(fc.constantFrom('pattern', 'x'), fc.constantFrom(...PATTERNS), { maxKeys: 2 }), description: fc.constantFrom(...PATTERNS) }),
+  ),
+})).schema;
+
+test('describeTool names unenforced patterns exactly where the full walk finds them (the text check never misses one)', () => {
+  fc.assert(
+    fc.property(schemaArb, (schema) => {
+      const inputSchema = { type: 'object', properties: { x: schema } } as JsonObject;
+      const { unenforced } = describeTool({ source: 'mcp', toolId: 'mcp:s.t', origin: 'test', inputSchema }, { safetyTier: 'read', egress: 'none' }, []);
+      const walked = withLinearPatterns(inputSchema).unenforced;
+      assert.equal(unenforced.length > 0, walked.length > 0, JSON.stringify(inputSchema));
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test('descriptorJson gives JSON.stringify bytes, for generated tools and with redactions', () => {

@@ -62,7 +62,7 @@ test('a changed page: the entries that make the same tool give back the previous
   third.tools.forEach((t, i) => assert.equal(t, second.tools[i]));
 });
 
-test('a RawTool holds its schemas as text: the parsed entry\'s object goes to the first reader, and is not kept after', async () => {
+test('a RawTool holds its schemas as text, not as the parsed entry\'s objects', async () => {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   const reader = new CachingLineReader();
