@@ -160,3 +160,32 @@ test('a tool whose content changes under the same name is served with the new co
     await source.stop();
   }
 });
+
+test('a page cache stand-in the last read did not make (a duplicate that became the first of its name): read again without the cache, no reconnect', async () => {
+  const ctx = makeCtx();
+  // 2,000 tools in 4 pages of 500, each over the cache's size threshold; gen_01990 sits on the last page.
+  const source = createMcpSource(stdioConfig('restale', ['--tools', '1994', '--page-size', '500']), ctx);
+  try {
+    const counter = await startCounting(source);
+    const generated = source.tools().find((t) => t.toolId === 'mcp:restale.gen_01990')?.description;
+    assert.ok(generated !== undefined);
+    // An added tool of that name, near the top: the generated one is now a duplicate, skipped.
+    let changed = counter.next();
+    await source.callTool('fixture_control', { action: 'add', name: 'gen_01990', description: 'added first' });
+    await changed;
+    assert.equal(source.tools().find((t) => t.toolId === 'mcp:restale.gen_01990')?.description, 'added first');
+    // Renamed in place: only the first page changes, the last comes from the cache with its duplicate now the first.
+    changed = counter.next();
+    await source.callTool('fixture_control', { action: 'rename', name: 'gen_01990', to: 'renamed_first' });
+    await changed;
+    const names = toolNames(source);
+    assert.ok(names.includes('renamed_first'));
+    assert.equal(source.tools().find((t) => t.toolId === 'mcp:restale.gen_01990')?.description, generated);
+    const events = ctx.log.entries().map((e) => e.event);
+    assert.ok(events.includes('page_cache_reset'), 'the read was made again without the cache');
+    assert.ok(!events.includes('disconnect'), 'and the connection was kept');
+    assert.equal(source.health().state, 'connected');
+  } finally {
+    await source.stop();
+  }
+});

@@ -129,3 +129,31 @@ test('a tool dropped at the maxTools bound is found again by the next read that 
   assert.deepEqual(second.names, ['a']);
   assert.equal(second.tools[0], first.tools[0]);
 });
+
+test('a duplicate on an unchanged page is collected once the first of its name is gone from a changed one', () => {
+  const reader = new CachingLineReader();
+  const pageOne = (withX: boolean) => [tool('a'), ...(withX ? [tool('x')] : [])];
+  const pageTwo = [tool('b'), tool('x', 2)];
+  const readBoth = (withX: boolean, previous?: PreviousRead) => {
+    const collector = new ToolCollector('srv', LIMITS, previous);
+    reader.startRead();
+    let i = 0;
+    for (const entries of [pageOne(withX), pageTwo]) {
+      reader.append(Buffer.from(serializeMessage({ jsonrpc: '2.0', id: ++id, result: { tools: entries } } as JSONRPCMessage)));
+      for (const e of (reader.readMessage() as unknown as { result: { tools: unknown[] } }).result.tools) collector.add(e, i++);
+    }
+    reader.endRead();
+    return collector;
+  };
+  const first = readBoth(true);
+  assert.deepEqual(first.names, ['a', 'x', 'b']);
+  assert.match(first.issues.join('\n'), /duplicate name/);
+  // Page one loses its x; page two comes back from the cache, its x now the
+  // first of the name: a stand-in the last read did not make, so (as the
+  // source does) the read is made again without the cache.
+  assert.throws(() => readBoth(false, after(first)), StaleEntryError);
+  reader.forget();
+  const second = readBoth(false, after(first));
+  assert.deepEqual(second.names, ['a', 'b', 'x']);
+  assert.match(second.tools[2].description ?? '', /^x r2/);
+});

@@ -14,8 +14,8 @@
 // object and stops at an identity check. Nothing of an entry is kept but
 // what its RawTool holds, and a RawTool holds its schemas as text
 // (util/json-text.ts): the parsed page is garbage once the read is over.
-import { MCP_TOOL_NAME_PATTERN, formatToolId } from '../../contract/tool-id.js';
 import type { JsonObject } from '../../contract/descriptor.js';
+import { MCP_TOOL_NAME_PATTERN, formatToolId } from '../../contract/tool-id.js';
 import { isPlainObject } from '../../util/json.js';
 import { setJsonText } from '../../util/json-text.js';
 import { sameJson } from '../../util/same-json.js';
@@ -96,7 +96,7 @@ export interface CollectedTool {
 export interface PreviousRead {
   /** By MCP tool name. */
   readonly collected: ReadonlyMap<string, CollectedTool>;
-  /** By entry key: the issues of the entries that were skipped. */
+  /** By entry key: the issues of the entries skipped for what they hold alone (not duplicates). */
   readonly skipped: ReadonlyMap<string, readonly string[]>;
 }
 
@@ -154,7 +154,8 @@ export class ToolCollector implements PreviousRead {
       return;
     }
     if (this.collected.has(name)) {
-      this.skip(key, `tool ${showName(name)} skipped: duplicate name (the first one is kept)`);
+      // Not remembered by key: whether it is a duplicate depends on the entries before it.
+      this.issues.push(`tool ${showName(name)} skipped: duplicate name (the first one is kept)`);
       return;
     }
     if (isEntryStub(entry)) throw new StaleEntryError(name);
