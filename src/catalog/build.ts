@@ -108,7 +108,8 @@ function rebind(prior: Built, raw: RawTool): Built {
     }
     const text = jsonTextOf(d, key);
     if (text !== undefined) copyValue(text === jsonTextOf(prior.raw, key) && jsonTextOf(raw, key) !== undefined ? raw : d, descriptor, key);
-    else descriptor[key] = d[key] !== undefined && d[key] === prior.raw[key] ? raw[key] : d[key];
+    // (A schema held as text in the RawTool but not in the descriptor was redacted: never the same object.)
+    else descriptor[key] = d[key] !== undefined && jsonTextOf(prior.raw, key) === undefined && d[key] === prior.raw[key] ? raw[key] : d[key];
   }
   return new Built(descriptor, raw, prior.classification, prior.policyScopes, prior.redacted, prior.unenforced, prior.problem);
 }

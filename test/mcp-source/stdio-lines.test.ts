@@ -64,7 +64,12 @@ function standIns(got: JSONRPCMessage[], expected: JSONRPCMessage[]): [unknown[]
   return [g, e];
 }
 
-function feed(reader: { append(b: Buffer): void; readMessage(): JSONRPCMessage | null }, bytes: Buffer, cuts: number[]): JSONRPCMessage[] {
+/** The `tools/list` request of this id, as the transport tells the reader it was sent. */
+const listRequest = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' }) as JSONRPCMessage;
+
+/** The messages read from `bytes` cut at `cuts`; `asked`: the ids of the `tools/list` requests they answer. */
+function feed(reader: { append(b: Buffer): void; readMessage(): JSONRPCMessage | null }, bytes: Buffer, cuts: number[], asked: number[] = []): JSONRPCMessage[] {
+  if (reader instanceof CachingLineReader) for (const id of asked) reader.sent(listRequest(id));
   const out: JSONRPCMessage[] = [];
   let from = 0;
   for (const cut of [...cuts.filter((c) => c > 0 && c < bytes.length).sort((a, b) => a - b), bytes.length]) {
@@ -88,7 +93,7 @@ test('yields what the SDK ReadBuffer yields, for any messages and any chunking (
         const cuts = cutSeeds.map((c) => c % bytes.length);
         const expected = feed(new ReadBuffer({ maxBufferSize: 64 * 2 ** 20 }), bytes, cuts);
         const reader = new CachingLineReader(64 * 2 ** 20);
-        const got = feed(reader, bytes, cuts);
+        const got = feed(reader, bytes, cuts, sends.map((s) => s.id));
         const [g, e] = standIns(got, expected);
         assert.deepStrictEqual(g, e);
         assert.equal(got.length, sends.length + 1);
@@ -103,8 +108,8 @@ const toolsIn = (m: JSONRPCMessage) => (m as unknown as { result: { tools: objec
 test('a repeated large page is parsed once: later copies come from the cache with their own id, a stand-in for each tool', () => {
   const result = { tools: [{ name: 'big', description: 'x'.repeat(CACHE_MIN_BYTES), inputSchema: { type: 'object' } }], nextCursor: '2' };
   const reader = new CachingLineReader();
-  const first = feed(reader, Buffer.from(line(result, 7, 'sdk')), []);
-  const second = feed(reader, Buffer.from(line(result, 12345, 'sdk')), [100, 5000]);
+  const first = feed(reader, Buffer.from(line(result, 7, 'sdk')), [], [7]);
+  const second = feed(reader, Buffer.from(line(result, 12345, 'sdk')), [100, 5000], [12345]);
   assert.deepEqual(counts(reader), { hits: 1, misses: 1 });
   assert.equal((first[0] as { id: number }).id, 7);
   assert.equal((second[0] as { id: number }).id, 12345);
@@ -121,20 +126,20 @@ test('a repeated large page is parsed once: later copies come from the cache wit
 
   // One byte different: parsed again, under another key.
   const changed = { ...result, nextCursor: '3' };
-  const third = feed(reader, Buffer.from(line(changed, 8, 'sdk')), []);
+  const third = feed(reader, Buffer.from(line(changed, 8, 'sdk')), [], [8]);
   assert.equal((third[0] as unknown as { result: { nextCursor: string } }).result.nextCursor, '3');
   assert.deepEqual(counts(reader), { hits: 1, misses: 2 });
   assert.notEqual(entryKeyOf(toolsIn(third[0])[0]), entryKeyOf(parsed));
 
   // After a complete read that saw only the changed page, the old one is forgotten.
   reader.startRead();
-  feed(reader, Buffer.from(line(changed, 9, 'sdk')), []);
+  feed(reader, Buffer.from(line(changed, 9, 'sdk')), [], [9]);
   reader.endRead();
-  feed(reader, Buffer.from(line(result, 10, 'sdk')), []);
+  feed(reader, Buffer.from(line(result, 10, 'sdk')), [], [10]);
   assert.deepEqual(counts(reader), { hits: 2, misses: 3 });
   // forget() drops every page.
   reader.forget();
-  feed(reader, Buffer.from(line(result, 11, 'sdk')), []);
+  feed(reader, Buffer.from(line(result, 11, 'sdk')), [], [11]);
   assert.deepEqual(counts(reader), { hits: 2, misses: 4 });
 });
 
@@ -145,7 +150,7 @@ test('the cache keeps no parsed entry: once the reader of a page lets it go, its
   const reader = new CachingLineReader();
   const refs = (() => {
     reader.startRead();
-    const [m] = feed(reader, Buffer.from(line({ tools: [tool('a'), tool('b')] }, 1, 'sdk')), []);
+    const [m] = feed(reader, Buffer.from(line({ tools: [tool('a'), tool('b')] }, 1, 'sdk')), [], [1]);
     reader.endRead();
     return toolsIn(m).map((t) => new WeakRef((t as { inputSchema: object }).inputSchema));
   })();
@@ -158,20 +163,20 @@ test('the cache keeps no parsed entry: once the reader of a page lets it go, its
   );
   // The page is still answered from the cache.
   reader.startRead();
-  const [again] = feed(reader, Buffer.from(line({ tools: [tool('a'), tool('b')] }, 2, 'sdk')), []);
+  const [again] = feed(reader, Buffer.from(line({ tools: [tool('a'), tool('b')] }, 2, 'sdk')), [], [2]);
   reader.endRead();
   assert.deepEqual(counts(reader), { hits: 1, misses: 1 });
   assert.deepEqual(toolsIn(again), [{ name: 'a' }, { name: 'b' }]);
 });
 
-test('entries that are not objects with a string name are answered as they were', () => {
+test('a page with an entry that is not an object with a string name is not cached: parsed on every read, as sent', () => {
   const page = { tools: [{ name: 'ok', description: 'x'.repeat(CACHE_MIN_BYTES) }, 'text', { name: 7 }, null] };
   const reader = new CachingLineReader();
-  feed(reader, Buffer.from(line(page, 1, 'sdk')), []);
-  const [again] = feed(reader, Buffer.from(line(page, 2, 'sdk')), []);
-  const tools = toolsIn(again);
-  assert.equal(isEntryStub(tools[0]), true);
-  assert.deepEqual(tools.slice(1), ['text', { name: 7 }, null]);
+  feed(reader, Buffer.from(line(page, 1, 'sdk')), [], [1]);
+  const [again] = feed(reader, Buffer.from(line(page, 2, 'sdk')), [], [2]);
+  assert.deepEqual(toolsIn(again), page.tools);
+  assert.equal(isEntryStub(toolsIn(again)[0]), false);
+  assert.deepEqual({ ...counts(reader), entries: reader.stats.entries }, { hits: 0, misses: 2, entries: 0 });
 });
 
 test('a trailing number that is not the id is never substituted', () => {
@@ -188,7 +193,10 @@ test('a trailing number that is not the id is never substituted', () => {
   };
   const sdk = new ReadBuffer();
   const ours = new CachingLineReader();
-  for (const t of [text(5, 5), text(5, 6), text(6, 5)]) assert.deepStrictEqual(outcome(ours, t), outcome(sdk, t));
+  for (const [id, n] of [[5, 5], [5, 6], [6, 5]]) {
+    ours.sent(listRequest(id));
+    assert.deepStrictEqual(outcome(ours, text(id, n)), outcome(sdk, text(id, n)));
+  }
 });
 
 test('splitId finds only a top-level id', () => {
@@ -214,18 +222,18 @@ test('the page cache is capped by bytes: oldest pages go first, a page larger th
   const reader = new CachingLineReader(64 * 2 ** 20, cap);
   reader.startRead();
   for (let i = 0; i < 10; i++) {
-    feed(reader, Buffer.from(line(page(i), i + 1, 'sdk')), []);
+    feed(reader, Buffer.from(line(page(i), i + 1, 'sdk')), [], [i + 1]);
     assert.ok(reader.stats.bytes <= cap, `${reader.stats.bytes} bytes cached after page ${i}, cap ${cap}`);
   }
   assert.equal(reader.stats.entries, 3);
   // The newest three are kept (a hit), the oldest were dropped (parsed again).
-  feed(reader, Buffer.from(line(page(9), 50, 'sdk')), []);
+  feed(reader, Buffer.from(line(page(9), 50, 'sdk')), [], [50]);
   assert.equal(reader.stats.hits, 1);
-  feed(reader, Buffer.from(line(page(0), 51, 'sdk')), []);
+  feed(reader, Buffer.from(line(page(0), 51, 'sdk')), [], [51]);
   assert.equal(reader.stats.hits, 1);
 
   const huge = new CachingLineReader(64 * 2 ** 20, cap);
-  feed(huge, Buffer.from(line(page(0, 4 * CACHE_MIN_BYTES), 1, 'sdk')), []);
+  feed(huge, Buffer.from(line(page(0, 4 * CACHE_MIN_BYTES), 1, 'sdk')), [], [1]);
   assert.deepEqual({ entries: huge.stats.entries, bytes: huge.stats.bytes }, { entries: 0, bytes: 0 });
 });
 
@@ -235,12 +243,12 @@ test('lines that span chunks are joined in one buffer, reused from line to line 
   const bytes = Buffer.from(pages.map((p, i) => line(p, i, 'sdk')).join(''));
   const cuts = Array.from({ length: Math.floor(bytes.length / 4096) }, (_, i) => (i + 1) * 4096);
   reader.startRead();
-  const got = feed(reader, bytes, cuts);
+  const got = feed(reader, bytes, cuts, pages.map((_, i) => i));
   assert.deepEqual(got, feed(new ReadBuffer(), bytes, cuts));
   const joinBuffers = reader.joinBuffers;
   assert.ok(joinBuffers >= 1 && joinBuffers <= 2, `${joinBuffers} buffers for 20 lines (one more when a longer line comes)`);
   reader.endRead();
-  feed(reader, Buffer.from(line(pages[0], 99, 'sdk')), [4096]);
+  feed(reader, Buffer.from(line(pages[0], 99, 'sdk')), [4096], [99]);
   assert.equal(reader.joinBuffers, joinBuffers + 1, 'the buffer was let go at the end of the read');
 });
 
@@ -251,4 +259,24 @@ test('outside a read of the list, a line over 1 MiB is joined into a buffer of i
   feed(reader, big, cuts);
   feed(reader, big, cuts);
   assert.equal(reader.joinBuffers, 2);
+});
+
+test('only the answer to a tools/list request is cached or answered from the cache', () => {
+  const result = { tools: [{ name: 'big', description: 'x'.repeat(CACHE_MIN_BYTES) }] };
+  const reader = new CachingLineReader();
+  // A tools/call result of the same shape, twice: parsed both times, the server's entries as sent.
+  for (const id of [3, 4]) {
+    const [m] = feed(reader, Buffer.from(line(result, id, 'sdk')), []);
+    assert.deepEqual(toolsIn(m), result.tools);
+    assert.equal(isEntryStub(toolsIn(m)[0]), false);
+  }
+  assert.deepEqual({ ...counts(reader), entries: reader.stats.entries }, { hits: 0, misses: 0, entries: 0 });
+  // Asked for as a tools/list page: cached, and the next such answer comes from the cache.
+  feed(reader, Buffer.from(line(result, 5, 'sdk')), [], [5]);
+  const [hit] = feed(reader, Buffer.from(line(result, 6, 'sdk')), [], [6]);
+  assert.equal(isEntryStub(toolsIn(hit)[0]), true);
+  // The same bytes again as the answer to something else: the server's entries.
+  const [other] = feed(reader, Buffer.from(line(result, 7, 'sdk')), []);
+  assert.equal(isEntryStub(toolsIn(other)[0]), false);
+  assert.deepEqual(counts(reader), { hits: 1, misses: 1 });
 });

@@ -11,7 +11,9 @@ import { runInNewContext } from 'node:vm';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CACHE_MIN_BYTES, CachingLineReader } from '../../src/sources/mcp/stdio-lines.js';
+import { Redactor } from '../../src/sources/mcp/redact.js';
 import { type PreviousRead, StaleEntryError, ToolCollector, type ToolLimits } from '../../src/sources/mcp/tool-filter.js';
+import { scrubSecrets } from '../../src/sources/mcp/tool-list-read.js';
 import { jsonTextOf } from '../../src/util/json-text.js';
 
 const LIMITS: ToolLimits = { maxDescriptionLength: 2 * CACHE_MIN_BYTES, maxSchemaBytes: 1_000_000, maxSchemaDepth: 20 };
@@ -20,12 +22,18 @@ const PAD = 'x'.repeat(CACHE_MIN_BYTES / 2);
 const tool = (name: unknown, revision = 1) => ({ name, description: `${String(name)} r${revision} ${PAD}`, inputSchema: { type: 'object', properties: { a: { type: 'string', description: `r${revision}` } } } });
 
 let id = 0;
+/** The server's answer to a `tools/list` request the reader was told of. */
+function answer(reader: CachingLineReader, entries: unknown[]): void {
+  const n = ++id;
+  reader.sent({ jsonrpc: '2.0', id: n, method: 'tools/list' } as JSONRPCMessage);
+  reader.append(Buffer.from(serializeMessage({ jsonrpc: '2.0', id: n, result: { tools: entries } } as JSONRPCMessage)));
+}
 /** One read of one page through the reader, into a collector given the previous read. */
 function read(reader: CachingLineReader, entries: unknown[], previous?: PreviousRead): ToolCollector {
   const collector = new ToolCollector('srv', LIMITS, previous);
   reader.startRead();
   try {
-    reader.append(Buffer.from(serializeMessage({ jsonrpc: '2.0', id: ++id, result: { tools: entries } } as JSONRPCMessage)));
+    answer(reader, entries);
     const message = reader.readMessage() as unknown as { result: { tools: unknown[] } };
     message.result.tools.forEach((e, i) => collector.add(e, i));
   } finally {
@@ -94,7 +102,7 @@ test('a stand-in the previous read did not make is refused: the read must parse 
 
 test('skipped entries are skipped again from their stand-ins, with the same warnings', () => {
   const reader = new CachingLineReader();
-  const page = [tool('ok'), tool('bad name!'), tool('ok', 2), 42];
+  const page = [tool('ok'), tool('bad name!'), tool('ok', 2), tool('n'.repeat(200))];
   const first = read(reader, page);
   assert.deepEqual(first.names, ['ok']);
   assert.equal(first.issues.length, 3);
@@ -105,19 +113,16 @@ test('skipped entries are skipped again from their stand-ins, with the same warn
   assert.deepEqual(second.issues, first.issues);
 });
 
-test('a tool dropped at the maxTools bound is found again by the next read that ends at it', () => {
+test('a read stopped at the maxTools bound (before the entry past it) places every stand-in of the next read that stops there too', () => {
   const reader = new CachingLineReader();
   const collectUpTo = (max: number, previous?: PreviousRead) => {
     const c = new ToolCollector('srv', LIMITS, previous);
     reader.startRead();
-    reader.append(Buffer.from(serializeMessage({ jsonrpc: '2.0', id: ++id, result: { tools: [tool('a'), tool('b'), tool('c')] } } as JSONRPCMessage)));
+    answer(reader, [tool('a'), tool('b'), tool('c')]);
     const entries = (reader.readMessage() as unknown as { result: { tools: unknown[] } }).result.tools;
     for (const [i, e] of entries.entries()) {
+      if (c.size >= max) break; // as readToolPages does
       c.add(e, i);
-      if (c.size > max) {
-        c.pop();
-        break;
-      }
     }
     reader.endRead();
     return c;
@@ -128,6 +133,10 @@ test('a tool dropped at the maxTools bound is found again by the next read that 
   assert.equal(reader.stats.hits, 1);
   assert.deepEqual(second.names, ['a']);
   assert.equal(second.tools[0], first.tools[0]);
+  // A larger bound reaches entries no read made: refused, and made from the parsed page once the cache is dropped.
+  assert.throws(() => collectUpTo(3, after(second)), StaleEntryError);
+  reader.forget();
+  assert.deepEqual(collectUpTo(3, after(second)).names, ['a', 'b', 'c']);
 });
 
 test('a duplicate on an unchanged page is collected once the first of its name is gone from a changed one', () => {
@@ -139,7 +148,7 @@ test('a duplicate on an unchanged page is collected once the first of its name i
     reader.startRead();
     let i = 0;
     for (const entries of [pageOne(withX), pageTwo]) {
-      reader.append(Buffer.from(serializeMessage({ jsonrpc: '2.0', id: ++id, result: { tools: entries } } as JSONRPCMessage)));
+      answer(reader, entries);
       for (const e of (reader.readMessage() as unknown as { result: { tools: unknown[] } }).result.tools) collector.add(e, i++);
     }
     reader.endRead();
@@ -156,4 +165,44 @@ test('a duplicate on an unchanged page is collected once the first of its name i
   const second = readBoth(false, after(first));
   assert.deepEqual(second.names, ['a', 'b', 'x']);
   assert.match(second.tools[2].description ?? '', /^x r2/);
+});
+
+test('a tool past the bound on a cached page is scrubbed of the source\'s secrets when a later read serves it', () => {
+  const SECRET = 'SUPERSECRET123456';
+  const redactor = new Redactor();
+  redactor.add([SECRET]);
+  const leaky = { ...tool('b'), description: `b ${'x'.repeat(CACHE_MIN_BYTES)}`, inputSchema: { type: 'object', properties: { t: { type: 'string', default: SECRET } } } };
+  const reader = new CachingLineReader();
+  /** One read of the pages (each its own line), stopped at `max` tools as readToolPages does, scrubbed as the source does. */
+  const readPages = (pages: unknown[][], max: number, previous?: PreviousRead) => {
+    const c = new ToolCollector('srv', LIMITS, previous);
+    reader.startRead();
+    try {
+      let i = 0;
+      outer: for (const entries of pages) {
+        answer(reader, entries);
+        for (const e of (reader.readMessage() as unknown as { result: { tools: unknown[] } }).result.tools) {
+          if (c.size >= max) break outer;
+          c.add(e, i++);
+        }
+      }
+    } finally {
+      reader.endRead();
+    }
+    scrubSecrets(redactor, c);
+    return c;
+  };
+  const first = readPages([[tool('a')], [leaky, tool('d')]], 1);
+  assert.deepEqual(first.names, ['a']);
+  // The second page comes from the cache; its first tool is now within the bound, and no read made it.
+  assert.throws(() => readPages([[tool('a')], [leaky, tool('d')]], 2, after(first)), StaleEntryError);
+  reader.forget();
+  const second = readPages([[tool('a')], [leaky, tool('d')]], 2, after(first));
+  assert.deepEqual(second.names, ['a', 'b']);
+  assert.ok(!JSON.stringify(second.tools).includes(SECRET), 'the secret is scrubbed');
+  // The next read takes it from the cache as the scrubbed tool it served.
+  const third = readPages([[tool('a')], [leaky, tool('d')]], 2, after(second));
+  assert.ok(reader.stats.hits >= 1);
+  assert.equal(third.tools[1], second.tools[1]);
+  assert.ok(!JSON.stringify(third.tools).includes(SECRET));
 });

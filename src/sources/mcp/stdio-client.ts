@@ -100,6 +100,7 @@ export class StdioClientTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin) return Promise.reject(new Error('Not connected'));
+    this.lines.sent(message);
     return new Promise((resolve) => {
       if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
       else stdin.once('drain', resolve);

@@ -7,6 +7,9 @@
 // each of its tool entries is a stand-in holding only the tool's name and the
 // entry's key (the page's hash and the entry's place, page-key.ts), which the
 // MCP source's tool collector recognizes as the tool it made from that key.
+// Only answers to the `tools/list` requests the transport sent (`sent`) are
+// cached or answered so: another answer of the same shape (a tool's result)
+// is the server's own, always.
 //
 // The cache holds no parsed entry: a whole list's schemas as objects cost
 // the heap several times their bytes, and every full garbage collection
@@ -58,8 +61,10 @@ export interface LineCacheStats {
 }
 
 interface CachedPage {
-  /** The page as answered again: the parsed message with a stand-in for each named entry. */
+  /** The page as answered again, but for its tools: the parsed message with an empty list. */
   message: JSONRPCMessage;
+  /** Its entries' names, in order: each is answered as a stand-in, made on the hit. */
+  names: string[];
   bytes: number;
 }
 
@@ -87,6 +92,9 @@ export class JsonLineReader {
     const line = this.nextLine();
     return line === undefined ? null : this.parse(line);
   }
+
+  /** Told of each message sent to the server (the page cache watches for `tools/list` requests). */
+  sent(_message: JSONRPCMessage): void {}
 
   clear(): void {
     this.releaseJoinBuffer();
@@ -165,6 +173,8 @@ export class CachingLineReader extends JsonLineReader {
   private readonly pages = new Map<string, CachedPage>();
   /** Pages hit or added since `startRead`. */
   private used = new Set<string>();
+  /** Ids of the `tools/list` requests sent and not answered yet: only their answers are cached or answered from the cache. */
+  private readonly listIds = new Set<number>();
 
   constructor(
     maxBufferSize = MAX_BUFFERED_BYTES,
@@ -173,30 +183,41 @@ export class CachingLineReader extends JsonLineReader {
     super(maxBufferSize);
   }
 
+  override sent(message: JSONRPCMessage): void {
+    const m = message as { method?: unknown; id?: unknown };
+    if (m.method === 'tools/list' && typeof m.id === 'number') this.listIds.add(m.id);
+  }
+
   protected override parse(line: Buffer): JSONRPCMessage {
-    const split = line.length >= CACHE_MIN_BYTES ? splitId(line) : undefined;
+    let split = line.length >= CACHE_MIN_BYTES ? splitId(line) : undefined;
+    // Only the answer to a `tools/list` request holds tool entries to stand in for.
+    if (split !== undefined && !this.listIds.delete(split.id)) split = undefined;
     if (split !== undefined) {
       const known = this.pages.get(split.key);
       if (known !== undefined) {
         this.stats.hits++;
         this.used.add(split.key);
-        return { ...known.message, id: split.id } as JSONRPCMessage;
+        const { message, names } = known;
+        const tools = names.map((name, i) => entryStub(name, `${split.key}#${i}`));
+        return { ...message, id: split.id, result: { ...(message as { result: object }).result, tools } } as JSONRPCMessage;
       }
     }
     const message = super.parse(line);
     const tools = split !== undefined ? toolsOf(message) : undefined;
     if (split !== undefined && tools !== undefined && (message as { id?: unknown }).id === split.id) {
       this.stats.misses++;
-      const stubs = tools.map((entry, i) => {
-        if (!isPlainObject(entry) || typeof entry.name !== 'string') return entry;
-        const key = `${split.key}#${i}`;
-        markEntry(entry, key);
-        return entryStub(entry.name, key);
-      });
+      // Only a page whose every entry has a name can be answered with stand-ins;
+      // another (a server's junk) is parsed on every read, as without the cache.
+      const names: string[] = [];
+      for (const entry of tools) {
+        if (!isPlainObject(entry) || typeof entry.name !== 'string') return message;
+        names.push(entry.name);
+      }
+      tools.forEach((entry, i) => markEntry(entry as object, `${split.key}#${i}`));
       if (line.length <= this.maxCacheBytes) {
         this.used.add(split.key);
         const result = (message as { result: Record<string, unknown> }).result;
-        this.add(split.key, { message: { ...message, result: { ...result, tools: stubs } } as JSONRPCMessage, bytes: line.length });
+        this.add(split.key, { message: { ...message, result: { ...result, tools: [] } } as JSONRPCMessage, names, bytes: line.length });
       }
     }
     return message;
@@ -238,6 +259,7 @@ export class CachingLineReader extends JsonLineReader {
    */
   endRead(): void {
     for (const [key, page] of this.pages) if (!this.used.has(key)) this.drop(key, page);
+    this.listIds.clear();
     this.joinBufferKept = JOIN_BUFFER_KEPT_BYTES;
     this.releaseJoinBuffer();
   }

@@ -235,15 +235,4 @@ export class ToolCollector implements PreviousRead {
 
     return tool;
   }
-
-  /**
-   * Drops the last collected tool (used when a bound is exceeded; the read
-   * ends there). It stays in `collected`, so that the next read, ending at the
-   * same entry, finds it as it was instead of a stand-in it cannot place.
-   */
-  pop(): void {
-    this.names.pop();
-    this.tools.pop();
-    this.reused.delete(this.tools.length);
-  }
 }

@@ -58,11 +58,11 @@ export async function readToolPages(client: Client, limits: ReadLimits, collecto
     const entries = page.tools;
     if (!Array.isArray(entries)) throw new Error(`malformed tools/list result on page ${pages} (tools is not an array)`);
     for (const entry of entries) {
+      // Stopped before the entry past the bound, not after collecting it: a
+      // tool collected and then dropped would be one the next read's page
+      // cache answers for without the source having kept it.
+      if (collector.size >= maxTools) return { collector, pages, truncated: `more than maxTools (${maxTools}) tools`, timedOut: false };
       collector.add(entry, index++);
-      if (collector.size > maxTools) {
-        collector.pop();
-        return { collector, pages, truncated: `more than maxTools (${maxTools}) tools`, timedOut: false };
-      }
     }
     const next = page.nextCursor;
     if (next === undefined || next === null || next === '') break;
