@@ -587,8 +587,9 @@ class McpSource implements McpToolSource {
       return await this.readPagesOnce(conn);
     } catch (err) {
       if (!(err instanceof StaleEntryError) || conn.lines === undefined) throw err;
-      // The page cache answered for an entry the last read applied did not
-      // make (a read that failed after caching it): once more, parsing every page.
+      // The page cache answered for an entry the last applied read did not
+      // make (one it skipped as a duplicate, or never reached for maxTools,
+      // that this read collects): once more, parsing every page.
       this.log.debug({ event: 'page_cache_reset', reason: this.redactor.text(err.message) }, `mcp server ${this.serverId}: tool list read again without the page cache`);
       conn.lines.forget();
       return await this.readPagesOnce(conn);

@@ -71,7 +71,7 @@ export function isEntryStub(entry: object): boolean {
   return (entry as Keyed)[ENTRY_STUB] === true;
 }
 
-/** The stand-in the cache keeps for a parsed entry with a string name, once the entry has been marked with `key`. */
+/** The stand-in the cache answers with for an entry of a cached page, with its name and key. */
 export function entryStub(name: string, key: string): Record<string, unknown> {
   const stub = { name };
   markEntry(stub, key);
