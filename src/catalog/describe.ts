@@ -5,7 +5,7 @@ import { deriveAnnotations } from '../contract/annotations.js';
 import type { Classification, JsonObject, ToolDescriptor } from '../contract/descriptor.js';
 import type { RawTool } from '../sources/raw-tool.js';
 import { copyValue, jsonTextOf } from '../util/json-text.js';
-import { isLinearPattern, withLinearPatterns } from '../util/linear-regex.js';
+import { mayHoldUnrunnablePattern, withLinearPatterns } from '../util/linear-regex.js';
 import { looksLikeSecret } from '../util/scrub.js';
 import { isSecretKey, redactCredentials } from './redact.js';
 
@@ -124,25 +124,6 @@ export function describeTool(raw: RawTool, classification: Classification, scope
   if (texts.inputSchema !== undefined || texts.outputSchema !== undefined) return { descriptor: d, redacted, unenforced, schemaTexts: texts };
   return { descriptor: d, redacted, unenforced };
 }
-
-/**
- * False only when no `pattern` of the schema whose JSON.stringify text is
- * `json` is one the linear-time engine cannot run, decided on the text: in
- * such text every string is between unescaped quotes and every quote inside
- * a string is escaped, so each `"pattern":"…"` is a member named `pattern`
- * holding that string, and every `pattern` keyword with a string value is
- * one of them. A member named `pattern` outside a schema (in a `default`)
- * is checked too, and can only send the schema the exact way. Schemas with
- * `patternProperties` always go the exact way.
- */
-function mayHoldUnrunnablePattern(json: string): boolean {
-  if (json.includes('"patternProperties":')) return true;
-  for (const m of json.matchAll(PATTERN_MEMBER)) {
-    if (!isLinearPattern(JSON.parse(`"${m[1]}"`) as string)) return true;
-  }
-  return false;
-}
-const PATTERN_MEMBER = /"pattern":"((?:[^"\\]|\\.)*)"/g;
 
 /**
  * The schema patterns calls are not checked against (invoke/schema-validator.ts):

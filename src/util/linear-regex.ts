@@ -50,6 +50,25 @@ export function isLinearPattern(pattern: string): boolean {
 }
 
 /**
+ * False only when no `pattern` of the schema whose JSON.stringify text is
+ * `json` is one the linear-time engine cannot run, decided on the text: in
+ * such text every string is between unescaped quotes and every quote inside
+ * a string is escaped, so each `"pattern":"…"` is a member named `pattern`
+ * holding that string, and every `pattern` keyword with a string value is
+ * one of them. A member named `pattern` outside a schema (in a `default`)
+ * is checked too, and can only send the schema the exact way. Schemas with
+ * `patternProperties` always go the exact way.
+ */
+export function mayHoldUnrunnablePattern(json: string): boolean {
+  if (json.includes('"patternProperties":')) return true;
+  for (const m of json.matchAll(PATTERN_MEMBER)) {
+    if (!isLinearPattern(JSON.parse(`"${m[1]}"`) as string)) return true;
+  }
+  return false;
+}
+const PATTERN_MEMBER = /"pattern":"((?:[^"\\]|\\.)*)"/g;
+
+/**
  * ajv's `code.regExp` engine: every `pattern` and `patternProperties` key of
  * a compiled schema is matched by RE2. Throws for a pattern RE2 cannot run
  * (ajv then refuses the schema); withLinearPatterns removes those first.
