@@ -22,6 +22,8 @@ export interface HostOptions {
   fastCalls: boolean;
   /** `events.synchronous`; unset: the default, `full`. */
   synchronous?: 'normal';
+  /** `events.writeAhead`; unset: the default, `all`. */
+  writeAhead?: 'changes';
   /** More of the `mcp` section (session caps). */
   mcp?: Record<string, unknown>;
   /** Node flags and environment variables for the child, besides BENCH_NODE_FLAGS. */
@@ -40,7 +42,7 @@ export async function startHost(dir: string, v: HostOptions, compiledDir: string
   const key = `bench-calls-${randomBytes(16).toString('hex')}`;
   const config = {
     mcp: { enabled: true, fastCalls: v.fastCalls, ...v.mcp },
-    ...(v.events ? { events: { file: join(dir, 'events.sqlite'), ...(v.synchronous ? { synchronous: v.synchronous } : {}) } } : {}),
+    ...(v.events ? { events: { file: join(dir, 'events.sqlite'), ...(v.synchronous ? { synchronous: v.synchronous } : {}), ...(v.writeAhead ? { writeAhead: v.writeAhead } : {}) } } : {}),
     tenants: { [TENANT]: { description: 'call bench', tools: ['*'], rateLimit: false } },
     principals: [{ id: 'bench-caller', tenant: TENANT, scopes: [], keyHash: hashApiKey(key) }],
     policy: {
@@ -58,7 +60,7 @@ export async function startHost(dir: string, v: HostOptions, compiledDir: string
   writeFileSync(file, stringify(config));
   // As users run it: compiled, on dist/; BENCH_CHILD_TSX=1: the sources through tsx.
   const script = process.env.BENCH_CHILD_TSX ? join(HERE, 'toolhost-child.ts') : compiledChild(join(HERE, 'toolhost-child.ts'), compiledDir);
-  const name = `toolhost(calls${v.events ? (v.synchronous ? `, events ${v.synchronous}` : '') : ', no events'})`;
+  const name = `toolhost(calls${v.events ? `${v.synchronous ? `, events ${v.synchronous}` : ''}${v.writeAhead ? `, writeAhead ${v.writeAhead}` : ''}` : ', no events'})`;
   const flags = [...(v.nodeFlags ?? []), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
   const child = new Child(name, script, [file, join(dir, 'toolhost.log')], flags, 'ignore', v.env);
   const ready = await child.next<{ type: 'ready'; url: string }>('ready');

@@ -4,7 +4,7 @@
 // the front door", "Against the proxies"). Run alone or from bench/run.ts
 // (`runCallScenarios`); `npm run build` first (toolhost runs compiled):
 //
-//   npx tsx bench/calls.ts [--smoke] [--calls N] [--rounds N] [--concurrency N] [--no-events-row] [--no-normal-row] [--no-proxies] [--no-fast-calls] [--compare-roads]
+//   npx tsx bench/calls.ts [--smoke] [--calls N] [--rounds N] [--concurrency N] [--no-events-row] [--no-normal-row] [--no-write-ahead-row] [--no-proxies] [--no-fast-calls] [--compare-roads]
 //
 // Processes (loopback only): server-everything over stdio, spawned by a plain
 // SDK client (the direct reference), by toolhost (bench/toolhost-child.ts,
@@ -41,6 +41,8 @@ export interface CallScenarioOptions {
   proxies?: boolean;
   /** false: no second host with `events.synchronous: normal`. */
   normalRow?: boolean;
+  /** false: no host with `events.writeAhead: changes`. */
+  writeAheadRow?: boolean;
   /** Also measures the front door with no event log, to separate what recording costs. */
   eventsOffRow?: boolean;
   /** Also measures hosts with `mcp.fastCalls: false`, in the same rounds: the fast road's before and after. */
@@ -97,6 +99,8 @@ interface Variant {
   fastCalls: boolean;
   /** `normal`: the host runs with `events.synchronous: normal` (raw echo row only); unset: the default, `full`. */
   synchronous?: 'normal';
+  /** `changes`: `events.writeAhead: changes` (raw echo and node-pack rows: both tools are pure here, so one commit a call). */
+  writeAhead?: 'changes';
   /** Events its log holds per call made through it, counted back at the end. */
   eventsPerCall?: number;
   host?: Host;
@@ -123,10 +127,11 @@ export async function runCallScenarios(options: CallScenarioOptions = {}): Promi
   const direct = tally();
   const packN = tally();
   const echoN = tally();
-  const variant = (label: string, events: boolean, fastCalls: boolean, synchronous?: 'normal'): Variant => ({ label, events, fastCalls, synchronous, raw: tally(), sdk: tally(), pack: tally() });
+  const variant = (label: string, events: boolean, fastCalls: boolean, synchronous?: 'normal', writeAhead?: 'changes'): Variant => ({ label, events, fastCalls, synchronous, writeAhead, raw: tally(), sdk: tally(), pack: tally() });
   const fastRoad = options.fastCalls ?? true;
   const variants = [variant('', true, fastRoad)];
   if (options.normalRow ?? true) variants.push(variant('events.synchronous: normal', true, fastRoad, 'normal'));
+  if (options.writeAheadRow ?? true) variants.push(variant('events.writeAhead: changes', true, fastRoad, undefined, 'changes'));
   if (options.eventsOffRow) variants.push(variant('no event log', false, fastRoad));
   if (options.compareRoads && fastRoad) variants.push(variant('SDK transport road (mcp.fastCalls: false)', true, false), variant('SDK transport road, no event log', false, false));
   const main = variants[0];
@@ -170,7 +175,7 @@ export async function runCallScenarios(options: CallScenarioOptions = {}): Promi
         await viaHost(h, v.raw, viaRaw(h.url, h.authorization), 1, ECHO_VIA_HOST, calls);
         if (v === main) await profile('stop', 'raw');
         if (v.events && v.synchronous === undefined) {
-          await viaHost(h, v.sdk, () => sdkHttpClient(h.url, h.authorization), 1, ECHO_VIA_HOST, calls);
+          if (v.writeAhead === undefined) await viaHost(h, v.sdk, () => sdkHttpClient(h.url, h.authorization), 1, ECHO_VIA_HOST, calls);
           await viaHost(h, v.pack, viaRaw(h.url, h.authorization), 1, UPPERCASE, calls);
         }
       };
@@ -188,7 +193,7 @@ export async function runCallScenarios(options: CallScenarioOptions = {}): Promi
       ]);
       log(
         `calls round ${round + 1}/${rounds}: direct p50 ${direct.p50Ms.at(-1)!.toFixed(2)} ms; ` +
-          variants.map((v) => `[${v.label || 'toolhost'}] raw ${v.raw.p50Ms.at(-1)!.toFixed(2)} ms ${v.raw.callsPerSecond.at(-1)!.toFixed(0)}/s${v.pack.p50Ms.length ? `, SDK ${v.sdk.p50Ms.at(-1)!.toFixed(2)} ms, node-pack ${v.pack.callsPerSecond.at(-1)!.toFixed(0)}/s` : ''}`).join('; ') +
+          variants.map((v) => `[${v.label || 'toolhost'}] raw ${v.raw.p50Ms.at(-1)!.toFixed(2)} ms ${v.raw.callsPerSecond.at(-1)!.toFixed(0)}/s${v.sdk.p50Ms.length ? `, SDK ${v.sdk.p50Ms.at(-1)!.toFixed(2)} ms` : ''}${v.pack.p50Ms.length ? `, node-pack ${v.pack.callsPerSecond.at(-1)!.toFixed(0)}/s` : ''}`).join('; ') +
           proxies.map((p) => `; [${p.proxy.name}] ${p.one.p50Ms.at(-1)!.toFixed(2)} ms ${p.one.callsPerSecond.at(-1)!.toFixed(0)}/s, ×${concurrency} ${p.many.callsPerSecond.at(-1)!.toFixed(0)}/s`).join('') +
           `; toolhost ×${concurrency}: node-pack ${packN.callsPerSecond.at(-1)!.toFixed(0)}/s, echo ${echoN.callsPerSecond.at(-1)!.toFixed(0)}/s`,
       );
@@ -229,7 +234,7 @@ function rows(t: { direct: Tally; variants: Variant[]; packN: Tally; echoN: Tall
   const out: CallRow[] = [{ name: ROW.direct, ...t.direct }];
   for (const v of t.variants) {
     out.push(v.synchronous === 'normal' ? { name: ROW.rawNormal, ...v.raw, eventsPerCall: v.eventsPerCall } : judged(labelled(ROW.raw, v), v.raw, v));
-    if (v.events && v.synchronous === undefined) out.push(judged(labelled(ROW.sdk, v), v.sdk, v));
+    if (v.sdk.p50Ms.length > 0) out.push(judged(labelled(ROW.sdk, v), v.sdk, v));
   }
   for (const p of t.proxies) out.push({ name: ROW.viaProxy(p.proxy.name), ...p.one });
   for (const v of t.variants) if (v.pack.p50Ms.length > 0) out.push(pack(labelled(ROW.pack, v), v.pack, v, PACK_ONE_TARGET));
@@ -255,6 +260,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     concurrency,
     eventsOffRow: !argv.includes('--no-events-row'),
     normalRow: !argv.includes('--no-normal-row'),
+    writeAheadRow: !argv.includes('--no-write-ahead-row'),
     proxies: !argv.includes('--no-proxies'),
     fastCalls: !argv.includes('--no-fast-calls'),
     compareRoads: argv.includes('--compare-roads'),

@@ -100,6 +100,8 @@ const eventsSchema = Type.Object(
     maxEvents: Type.Optional(Type.Integer({ minimum: 1 })),
     /** What is fsync'd before an event append is acknowledged (default full; docs/config.md, docs/architecture.md "Durability"). */
     synchronous: Type.Optional(StringEnum(['full', 'normal'])),
+    /** Which calls commit a write-ahead record before their tool runs (default all; `changes`: not those of a pure or read tool; docs/config.md). */
+    writeAhead: Type.Optional(StringEnum(['all', 'changes'])),
     /** False: refuse to start when the file is missing instead of creating an empty log (default true). */
     createIfMissing: Type.Optional(Type.Boolean()),
     /** Concurrent `GET /events/stream` per principal (default 16). */

@@ -218,7 +218,7 @@ async function startParts(fileConfig: LoadedConfig, options: HostOptions, logger
   const frontDoor = config.mcp?.enabled ?? true;
   const discovery = buildDiscovery([...new Set<Source>(sources.list.map((s) => s.kind))], { sessionLifecycle: frontDoor && events !== undefined });
   const items = itemDeps(loaded, sources, policy, { events, metrics, tracing });
-  const invoke: InvokeDeps = { store, sources, events, logger, callTimeoutMs: config.mcp?.callTimeoutMs ?? 60_000, toolCalls: metrics.toolCalls, tracing, items, credentials };
+  const invoke: InvokeDeps = { store, sources, events, writeAhead: config.events?.writeAhead, logger, callTimeoutMs: config.mcp?.callTimeoutMs ?? 60_000, toolCalls: metrics.toolCalls, tracing, items, credentials };
   const mcpDefaults = mcpDefaultsOf(config.tenants);
   const { reloader, admin } = startChanges(
     { logger, metrics, ctx, sources, store, auth, mcpDefaults, startDeadlineMs: deadline, loaded: () => host.loaded, setLoaded: (next) => (host.loaded = next), followItems: items.follow },

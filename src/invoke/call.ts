@@ -5,6 +5,7 @@
 // refusal, timeout, cancellation).
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
+import { isReadOnlyTier } from '../contract/annotations.js';
 import type { ToolDescriptor } from '../contract/descriptor.js';
 import { EventLogUnavailableError } from '../events/log-health.js';
 import { ToolSession } from '../events/session.js';
@@ -174,7 +175,8 @@ async function dispatchRecorded(scope: CallScope, entry: ToolEntry, args: Record
   const descriptor = entry.tool.descriptor;
   const toolId = descriptor.toolId;
   const callId = session?.called(toolId) ?? '';
-  if (session) await writeAhead(session, callId, toolId);
+  // Under `events.writeAhead: changes` a tool that changes nothing runs first: its whole bracket is one commit, before its answer goes out.
+  if (session && (deps.writeAhead !== 'changes' || !isReadOnlyTier(descriptor.safetyTier))) await writeAhead(session, callId, toolId);
   const callStarted = performance.now();
   let outcome: DispatchOutcome;
   try {

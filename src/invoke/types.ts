@@ -14,11 +14,16 @@ import type { UpstreamCredentials } from '../upstream/credentials.js';
 /** What a call relays to the client that made it, for the MCP layer to build (it sees sources only through this layer). */
 export type { CallerRequests, CallRelay } from '../sources/raw-tool.js';
 
+/** `all`: every call's record is committed before its tool runs; `changes`: only calls of tools that may change something (docs/config.md "Durability of the event log"). */
+export type WriteAheadPolicy = 'all' | 'changes';
+
 export interface InvokeDeps {
   store: CatalogStore;
   /** Every source; a call goes to the one that owns its toolId. */
   sources: SourceRegistry;
   events?: EventStore;
+  /** Which calls commit a write-ahead record before their tool runs (`events.writeAhead`; absent: all). */
+  writeAhead?: WriteAheadPolicy;
   logger: Logger;
   /** Default per-call timeout for sources without their own (node-pack handlers, connectors). */
   callTimeoutMs: number;

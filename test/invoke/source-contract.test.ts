@@ -206,3 +206,65 @@ test('a workflow step whose write-ahead record is refused does not run; the step
     ['tool.session.closed', 'workflow:both', 'failed'],
   ]);
 });
+
+/** The same sources, with `mcp:first.*` read-only (tier read) and `events.writeAhead: changes`. */
+function changesOnlyDeps(log: EventStore = events): InvokeDeps {
+  const readStore = new CatalogStore({
+    sources: sources.list,
+    policy: new Policy({ rules: [{ match: 'mcp:first.*', safetyTier: 'read' }] }),
+    tenants: new Map([['t', compileTenant('t', ['*'])]]),
+    logger: pino({ level: 'silent' }),
+    metrics: createMetrics(),
+    build: { isMissingStepFatal: (toolId) => sources.sourceFor(toolId) === undefined },
+  });
+  readStore.initialBuild();
+  return { ...deps, store: readStore, events: log, writeAhead: 'changes' };
+}
+
+/** Calls `toolId` and returns which of the tenant's event types were stored at the moment its tool ran, and which after. */
+async function storedAround(through: InvokeDeps, source: ReturnType<typeof probeSource>, toolId: string): Promise<{ whenRun: string[]; after: string[] }> {
+  const before = await events.lastSequence('t');
+  const original = source.invoke;
+  let whenRun: string[] | undefined;
+  source.invoke = async (id, args, context) => {
+    whenRun = (await events.readAfter('t', before, 100)).map((e) => e.type);
+    return original.call(source, id, args, context);
+  };
+  try {
+    await callCatalogTool(through, { principal, toolId, requested: toolId, args: {}, approve: async () => 'accept' });
+  } finally {
+    source.invoke = original;
+  }
+  assert.ok(whenRun !== undefined, 'the tool ran');
+  return { whenRun, after: (await events.readAfter('t', before, 100)).map((e) => e.type) };
+}
+
+test('events.writeAhead changes: a read-only tool runs before its record, which is stored whole, in one commit, before its answer', async () => {
+  const through = changesOnlyDeps();
+  const before = await events.lastSequence('t');
+  const { whenRun, after } = await storedAround(through, first, 'mcp:first.echo');
+  assert.deepEqual(whenRun, [], 'nothing of the call was committed before the tool ran');
+  assert.deepEqual(after, ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed']);
+  const stored = await events.readAfter('t', before, 100);
+  assert.equal(new Set(stored.map((e) => e.timestamp)).size, 1, 'one commit: one timestamp');
+});
+
+test('events.writeAhead changes: a tool that may change something keeps its write-ahead record', async () => {
+  const { whenRun, after } = await storedAround(changesOnlyDeps(), second, 'mcp:second.echo');
+  assert.deepEqual(whenRun, ['tool.session.opened', 'agent.toolCalled']);
+  assert.deepEqual(after, ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed']);
+});
+
+test('events.writeAhead changes: a read-only call whose record is refused gets no answer', async () => {
+  const refusingAll = Object.assign(Object.create(events) as EventLog, {
+    append: () => Promise.reject(new EventLogUnavailableError({ reason: 'disk_full', code: 'SQLITE_FULL', message: 'database or disk is full' })),
+  });
+  first.seen.length = 0;
+  const before = await events.lastSequence('t');
+  await assert.rejects(
+    callCatalogTool(changesOnlyDeps(refusingAll), { principal, toolId: 'mcp:first.echo', requested: 'mcp:first.echo', args: {}, approve: async () => 'accept' }),
+    EventLogUnavailableError,
+  );
+  assert.equal(first.seen.length, 1, 'the read ran; its answer was held back');
+  assert.equal(await events.lastSequence('t'), before);
+});
