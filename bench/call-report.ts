@@ -13,6 +13,9 @@ export interface CallRow {
   callsPerSecond: number[];
   /** The server's CPU time (all threads of its process) per call, when the row went through one. */
   cpuMsPerCall?: number[];
+  /** Per call: the CPU of the processes the server spawned (its upstreams), and of the bench's own clients. */
+  upstreamCpuMsPerCall?: number[];
+  clientCpuMsPerCall?: number[];
   /** Events in the log per call made (4: opened, called, returned, closed), when the row recorded events. */
   eventsPerCall?: number;
   target?: string;
@@ -44,6 +47,22 @@ export function callTable(rows: CallRow[]): string {
     ),
   ];
   return lines.map((l) => (l.startsWith('|') ? l : `| ${l} |`)).join('\n');
+}
+
+/**
+ * Where the machine's CPU went per call, by process, for the rows that went
+ * through a server: the server, what it spawned (the upstream, or one per
+ * session), and the bench's clients. On a machine the three share, a
+ * server's calls/s is bounded by their sum, not by its own share.
+ */
+export function cpuShareTable(rows: CallRow[]): string {
+  const measured = rows.filter((r) => (r.cpuMsPerCall?.length ?? 0) > 0 && (r.upstreamCpuMsPerCall?.length ?? 0) > 0);
+  const sum = (r: CallRow) => r.cpuMsPerCall!.map((x, i) => x + r.upstreamCpuMsPerCall![i] + r.clientCpuMsPerCall![i]);
+  return [
+    '| call | server CPU ms per call | its upstreams | the bench\'s clients | all three |',
+    '| --- | --- | --- | --- | --- |',
+    ...measured.map((r) => `| ${[r.name, range(r.cpuMsPerCall!, 2), range(r.upstreamCpuMsPerCall!, 2), range(r.clientCpuMsPerCall!, 2), range(sum(r), 2)].join(' | ')} |`),
+  ].join('\n');
 }
 
 /** The proxies' names as the call rows spell them (bench/proxies.ts). */

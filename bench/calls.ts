@@ -18,16 +18,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { callTable, proxyTargets, ROW, type CallRow } from './call-report.js';
+import { callTable, cpuShareTable, proxyTargets, ROW, type CallRow } from './call-report.js';
 import { countEvents, EVERYTHING, startHost, type Host } from './call-hosts.js';
 import { PROXIES, startProxy, type Proxy } from './proxies.js';
 import { LoadSampler, targetsTable } from './targets.js';
 import { RawHttpClient, runSequential, sdkHttpClient, stdioClient, type CallClient, type CallTarget, type ClientRun } from './call-clients.js';
 import { REPO_ROOT } from './config.js';
-import { cpuSeconds } from './procs.js';
+import { cpuSeconds, descendantsCpuSeconds } from './procs.js';
 import { median, percentile } from './shared.js';
 
-export { callTable, proxyTargets, type CallRow } from './call-report.js';
+export { callTable, cpuShareTable, proxyTargets, type CallRow } from './call-report.js';
 
 export interface CallScenarioOptions {
   /** Each scenario once with a handful of calls: checks the wiring, measures nothing. */
@@ -66,17 +66,31 @@ interface Tally {
   p99Ms: number[];
   callsPerSecond: number[];
   cpuMsPerCall: number[];
+  /** The CPU per call of the processes the server spawned (its upstreams), and of this process (the clients). */
+  upstreamCpuMsPerCall: number[];
+  clientCpuMsPerCall: number[];
 }
 
-const tally = (): Tally => ({ p50Ms: [], p99Ms: [], callsPerSecond: [], cpuMsPerCall: [] });
+const tally = (): Tally => ({ p50Ms: [], p99Ms: [], callsPerSecond: [], cpuMsPerCall: [], upstreamCpuMsPerCall: [], clientCpuMsPerCall: [] });
 
-function record(t: Tally, runs: ClientRun[], cpuSecondsUsed?: number): void {
+/** Where the CPU of one measured run went: the server, the processes it spawned, the clients (this process). */
+interface CpuUse {
+  server: number;
+  upstreams: number;
+  clients: number;
+}
+
+function record(t: Tally, runs: ClientRun[], cpu?: CpuUse): void {
   const all = runs.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
   const wall = Math.max(...runs.map((r) => r.wallMs));
   t.p50Ms.push(percentile(all, 50));
   t.p99Ms.push(percentile(all, 99));
   t.callsPerSecond.push((all.length / wall) * 1000);
-  if (cpuSecondsUsed !== undefined) t.cpuMsPerCall.push((cpuSecondsUsed * 1000) / all.length);
+  if (cpu !== undefined) {
+    t.cpuMsPerCall.push((cpu.server * 1000) / all.length);
+    t.upstreamCpuMsPerCall.push((cpu.upstreams * 1000) / all.length);
+    t.clientCpuMsPerCall.push((cpu.clients * 1000) / all.length);
+  }
   const errors = runs.reduce((s, r) => s + r.errors, 0);
   if (errors > 0) throw new Error(`${errors} calls answered isError`);
 }
@@ -153,9 +167,10 @@ export async function runCallScenarios(options: CallScenarioOptions = {}): Promi
       const opened = await Promise.all(Array.from({ length: clients }, open));
       try {
         await Promise.all(opened.map((c) => runSequential(c, target, warmup)));
-        const cpu0 = cpuSeconds(pid);
+        const [server0, upstreams0, clients0] = [cpuSeconds(pid), descendantsCpuSeconds(pid), process.cpuUsage()];
         const runs = await Promise.all(opened.map((c) => runSequential(c, target, n)));
-        record(t, runs, cpuSeconds(pid) - cpu0);
+        const clients = process.cpuUsage(clients0);
+        record(t, runs, { server: cpuSeconds(pid) - server0, upstreams: descendantsCpuSeconds(pid) - upstreams0, clients: (clients.user + clients.system) / 1e6 });
       } finally {
         await Promise.all(opened.map((c) => c.close()));
       }
@@ -270,7 +285,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     (rows) => {
       load.stop();
       const clients = concurrency ?? (argv.includes('--smoke') ? 2 : 16);
-      process.stdout.write(`${callTable(rows)}\n\n${targetsTable(proxyTargets(rows, clients), load)}\n\nLoad average (1 min) during the run: median ${median(load.within()).toFixed(2)}, min ${Math.min(...load.within()).toFixed(2)}, max ${Math.max(...load.within()).toFixed(2)}.\n`);
+      process.stdout.write(`${callTable(rows)}\n\n${cpuShareTable(rows)}\n\n${targetsTable(proxyTargets(rows, clients), load)}\n\nLoad average (1 min) during the run: median ${median(load.within()).toFixed(2)}, min ${Math.min(...load.within()).toFixed(2)}, max ${Math.max(...load.within()).toFixed(2)}.\n`);
       process.exit(0);
     },
     (err: unknown) => {

@@ -2,7 +2,7 @@
 // compiled) children with an IPC channel, CPU time read from /proc, and a raw HTTP
 // client (no decompression, keep-alive) for collecting exact response bytes.
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 
 type Message = { type: string; [k: string]: unknown };
@@ -85,6 +85,26 @@ export function cpuSeconds(pid: number): number {
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   } catch {
     return NaN;
+  }
+}
+
+/** CPU seconds used so far by the processes `pid` started that are still running (and theirs): an upstream a server spawned. */
+export function descendantsCpuSeconds(pid: number): number {
+  let total = 0;
+  for (const child of childPids(pid)) total += cpuSeconds(child) + descendantsCpuSeconds(child);
+  return total;
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8')
+        .split(' ')
+        .filter((x) => x.trim() !== '')
+        .map(Number),
+    );
+  } catch {
+    return [];
   }
 }
 
