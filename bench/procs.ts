@@ -88,10 +88,19 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
-/** CPU seconds used so far by the processes `pid` started that are still running (and theirs): an upstream a server spawned. */
+/**
+ * CPU seconds used so far by the processes `pid` started that are still
+ * running (and theirs): an upstream a server spawned. One that exits between
+ * two readings takes its time with it, so a server whose upstreams come and
+ * go mid-measurement is undercounted (none of the bench's servers does).
+ */
 export function descendantsCpuSeconds(pid: number): number {
   let total = 0;
-  for (const child of childPids(pid)) total += cpuSeconds(child) + descendantsCpuSeconds(child);
+  for (const child of childPids(pid)) {
+    const own = cpuSeconds(child);
+    // Gone between the listing and the read.
+    if (!Number.isNaN(own)) total += own + descendantsCpuSeconds(child);
+  }
   return total;
 }
 

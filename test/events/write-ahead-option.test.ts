@@ -101,5 +101,5 @@ test('events.writeAhead changes: a read-only tool runs before its record, which 
 
 test('events.writeAhead takes all or changes; anything else is a config error naming the setting', async () => {
   const file = writeConfig({ tenants: { a: { tools: ['*'] } }, events: { file: 'events.sqlite', writeAhead: 'reads' } });
-  await assert.rejects(startTestServer(file), (err: Error) => /events\/writeAhead|events\.writeAhead/.test(err.message) && /all|changes/.test(err.message));
+  await assert.rejects(startTestServer(file), (err: Error) => /events\/writeAhead/.test(err.message) && /one of "all", "changes"/.test(err.message));
 });

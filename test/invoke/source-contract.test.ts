@@ -19,7 +19,7 @@ import { Policy } from '../../src/classify/policy.js';
 import { EventLog, EventLogUnavailableError, type AppendInput } from '../../src/events/sqlite/log.js';
 import type { AppendOptions, EventStore } from '../../src/events/store.js';
 import { callCatalogTool } from '../../src/invoke/call.js';
-import type { InvokeDeps } from '../../src/invoke/types.js';
+import type { ApprovalPrompt, InvokeDeps } from '../../src/invoke/types.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { CallAbort, resultOf, type DispatchOutcome } from '../../src/sources/call-result.js';
 import type { InvokeContext, RawTool, ToolSource } from '../../src/sources/raw-tool.js';
@@ -207,22 +207,39 @@ test('a workflow step whose write-ahead record is refused does not run; the step
   ]);
 });
 
-/** The same sources, with `mcp:first.*` read-only (tier read) and `events.writeAhead: changes`. */
-function changesOnlyDeps(log: EventStore = events): InvokeDeps {
+/** A store of the same sources where `mcp:first.*` is read-only (tier read), asking for approval every time when `approval` is set. */
+function readOnlyFirst(approval?: 'always'): CatalogStore {
   const readStore = new CatalogStore({
     sources: sources.list,
-    policy: new Policy({ rules: [{ match: 'mcp:first.*', safetyTier: 'read' }] }),
+    policy: new Policy({ rules: [{ match: 'mcp:first.*', safetyTier: 'read', ...(approval ? { approval } : {}) }] }),
     tenants: new Map([['t', compileTenant('t', ['*'])]]),
     logger: pino({ level: 'silent' }),
     metrics: createMetrics(),
     build: { isMissingStepFatal: (toolId) => sources.sourceFor(toolId) === undefined },
   });
   readStore.initialBuild();
-  return { ...deps, store: readStore, events: log, writeAhead: 'changes' };
+  return readStore;
 }
 
-/** Calls `toolId` and returns which of the tenant's event types were stored at the moment its tool ran, and which after. */
-async function storedAround(through: InvokeDeps, source: ReturnType<typeof probeSource>, toolId: string): Promise<{ whenRun: string[]; after: string[] }> {
+/** Those sources with `events.writeAhead: changes`. */
+function changesOnlyDeps(log: EventStore = events, approval?: 'always'): InvokeDeps {
+  return { ...deps, store: readOnlyFirst(approval), events: log, writeAhead: 'changes' };
+}
+
+/** The real log, each append seen: its event types and whether it was a write-ahead record. */
+function countingLog(): { log: EventStore; appends: Array<{ types: string[]; writeAhead: boolean }> } {
+  const appends: Array<{ types: string[]; writeAhead: boolean }> = [];
+  const log = Object.assign(Object.create(events) as EventLog, {
+    append: (batch: readonly AppendInput[], options?: AppendOptions) => {
+      appends.push({ types: batch.map((e) => e.type), writeAhead: options?.writeAhead === true });
+      return events.append(batch, options);
+    },
+  });
+  return { log, appends };
+}
+
+/** Calls `toolId` through `through`; returns the tenant's event types stored at the moment its tool ran. */
+async function storedWhenRun(through: InvokeDeps, source: ReturnType<typeof probeSource>, toolId: string, approve: ApprovalPrompt = async () => 'accept'): Promise<string[]> {
   const before = await events.lastSequence('t');
   const original = source.invoke;
   let whenRun: string[] | undefined;
@@ -231,40 +248,69 @@ async function storedAround(through: InvokeDeps, source: ReturnType<typeof probe
     return original.call(source, id, args, context);
   };
   try {
-    await callCatalogTool(through, { principal, toolId, requested: toolId, args: {}, approve: async () => 'accept' });
+    await callCatalogTool(through, { principal, toolId, requested: toolId, args: {}, approve });
   } finally {
     source.invoke = original;
   }
   assert.ok(whenRun !== undefined, 'the tool ran');
-  return { whenRun, after: (await events.readAfter('t', before, 100)).map((e) => e.type) };
+  return whenRun;
 }
 
-test('events.writeAhead changes: a read-only tool runs before its record, which is stored whole, in one commit, before its answer', async () => {
-  const through = changesOnlyDeps();
-  const before = await events.lastSequence('t');
-  const { whenRun, after } = await storedAround(through, first, 'mcp:first.echo');
-  assert.deepEqual(whenRun, [], 'nothing of the call was committed before the tool ran');
-  assert.deepEqual(after, ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed']);
-  const stored = await events.readAfter('t', before, 100);
-  assert.equal(new Set(stored.map((e) => e.timestamp)).size, 1, 'one commit: one timestamp');
+const WHOLE = ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed'];
+
+test('events.writeAhead changes: a read-only tool runs before its record, which is one commit, made before its answer', async () => {
+  const { log, appends } = countingLog();
+  assert.deepEqual(await storedWhenRun(changesOnlyDeps(log), first, 'mcp:first.echo'), [], 'nothing of the call was committed before the tool ran');
+  assert.deepEqual(appends, [{ types: WHOLE, writeAhead: false }]);
 });
 
 test('events.writeAhead changes: a tool that may change something keeps its write-ahead record', async () => {
-  const { whenRun, after } = await storedAround(changesOnlyDeps(), second, 'mcp:second.echo');
-  assert.deepEqual(whenRun, ['tool.session.opened', 'agent.toolCalled']);
-  assert.deepEqual(after, ['tool.session.opened', 'agent.toolCalled', 'agent.toolReturned', 'tool.session.closed']);
+  const { log, appends } = countingLog();
+  assert.deepEqual(await storedWhenRun(changesOnlyDeps(log), second, 'mcp:second.echo'), WHOLE.slice(0, 2));
+  assert.deepEqual(appends, [
+    { types: WHOLE.slice(0, 2), writeAhead: true },
+    { types: WHOLE.slice(2), writeAhead: false },
+  ]);
 });
 
-test('events.writeAhead changes: a read-only call whose record is refused gets no answer', async () => {
+test('events.writeAhead changes: a read-only call that ends in an abort is recorded whole, in one commit', async () => {
+  const { log, appends } = countingLog();
+  const result = await callCatalogTool(changesOnlyDeps(log), { principal, toolId: 'mcp:first.slow', requested: 'mcp:first.slow', args: {}, approve: async () => 'accept' });
+  assert.equal(result.isError, true);
+  assert.deepEqual(appends, [{ types: WHOLE, writeAhead: false }]);
+  assert.deepEqual((await lastSessionEvents()).map((e) => e[2]), [undefined, undefined, 'timeout', 'failed']);
+});
+
+test('events.writeAhead changes: a read-only call that asks for approval commits its opened before asking, the rest after the tool', async () => {
+  const { log, appends } = countingLog();
+  const needsApproval = changesOnlyDeps(log, 'always');
+  let askedWith: string[] | undefined;
+  const before = await events.lastSequence('t');
+  const whenRun = await storedWhenRun(needsApproval, first, 'mcp:first.echo', async () => {
+    askedWith = (await events.readAfter('t', before, 100)).map((e) => e.type);
+    return 'accept';
+  });
+  assert.deepEqual(askedWith, ['tool.session.opened'], 'recorded before a person is asked');
+  assert.deepEqual(whenRun, ['tool.session.opened']);
+  assert.deepEqual(appends, [
+    { types: ['tool.session.opened'], writeAhead: true },
+    { types: WHOLE.slice(1), writeAhead: false },
+  ]);
+});
+
+test('events.writeAhead changes: a read-only call whose record is refused gets no answer, though its tool ran', async () => {
+  let appends = 0;
   const refusingAll = Object.assign(Object.create(events) as EventLog, {
-    append: () => Promise.reject(new EventLogUnavailableError({ reason: 'disk_full', code: 'SQLITE_FULL', message: 'database or disk is full' })),
+    append: () => {
+      appends++;
+      return Promise.reject(new EventLogUnavailableError({ reason: 'disk_full', code: 'SQLITE_FULL', message: 'database or disk is full' }));
+    },
   });
   first.seen.length = 0;
-  const before = await events.lastSequence('t');
   await assert.rejects(
     callCatalogTool(changesOnlyDeps(refusingAll), { principal, toolId: 'mcp:first.echo', requested: 'mcp:first.echo', args: {}, approve: async () => 'accept' }),
     EventLogUnavailableError,
   );
   assert.equal(first.seen.length, 1, 'the read ran; its answer was held back');
-  assert.equal(await events.lastSequence('t'), before);
+  assert.equal(appends, 1, 'one commit was asked for, after the tool ran');
 });
