@@ -140,7 +140,13 @@ async function runCall(deps: InvokeDeps, req: CallRequest, observed: CallObserva
   }
   observed.outcome = outcome.status;
   // The answer record, committed (and under events.synchronous full, fsync'd) before the answer goes out.
-  await session?.finish(OUTCOME[outcome.status]);
+  try {
+    await session?.finish(OUTCOME[outcome.status]);
+  } catch (err) {
+    // A refused record withholds the answer: the metrics and the span say what the caller got.
+    observed.outcome = 'error';
+    throw err;
+  }
   return outcome.result;
 }
 

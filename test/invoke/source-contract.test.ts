@@ -307,10 +307,13 @@ test('events.writeAhead changes: a read-only call whose record is refused gets n
     },
   });
   first.seen.length = 0;
+  const outcomes: string[] = [];
+  const counted: InvokeDeps = { ...changesOnlyDeps(refusingAll), toolCalls: { observe: (call) => void outcomes.push(call.outcome), outputSchemaMismatch: () => {} } };
   await assert.rejects(
-    callCatalogTool(changesOnlyDeps(refusingAll), { principal, toolId: 'mcp:first.echo', requested: 'mcp:first.echo', args: {}, approve: async () => 'accept' }),
+    callCatalogTool(counted, { principal, toolId: 'mcp:first.echo', requested: 'mcp:first.echo', args: {}, approve: async () => 'accept' }),
     EventLogUnavailableError,
   );
   assert.equal(first.seen.length, 1, 'the read ran; its answer was held back');
   assert.equal(appends, 1, 'one commit was asked for, after the tool ran');
+  assert.deepEqual(outcomes, ['error'], 'the call is counted as the caller saw it');
 });
