@@ -18,14 +18,11 @@
 import { createHook } from 'node:async_hooks';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import pino from 'pino';
-import { tuneHeapForServing } from '../src/cli/heap-tuning.js';
 import { closeLogger, createLogger } from '../src/cli/logger.js';
 import { serve } from '../src/host/serve.js';
 import { handleProfileMessage } from './profiling.js';
 
 const [configFile, logFile] = process.argv.slice(2);
-// What `toolhost serve` does before it starts (src/cli/heap-tuning.ts): the bench measures the host as users run it.
-tuneHeapForServing();
 
 // Live timers, unref'd ones included (process.getActiveResourcesInfo() lists only those that keep the loop alive).
 // BENCH_COUNT_TIMERS=1 only: the hook costs every async resource something.

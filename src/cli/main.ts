@@ -67,14 +67,12 @@ program
   .addOption(new Option('--log-level <level>', 'log level (default: $LOG_LEVEL, else info)').choices(LOG_LEVELS))
   .addOption(new Option('--log-format <format>', 'log lines: JSON, readable, or readable only on a terminal').choices(['auto', 'json', 'pretty']).default('auto'))
   .action(async (opts: ServeFlags) => {
-    const [{ serve }, { loadConfigFile }, { checkPortFree, PortInUse }, { closeLogger, createLogger, resolveLogLevel }, { tuneHeapForServing }] = await Promise.all([
+    const [{ serve }, { loadConfigFile }, { checkPortFree, PortInUse }, { closeLogger, createLogger, resolveLogLevel }] = await Promise.all([
       import('../host/serve.js'),
       import('../config/load.js'),
       import('./port-check.js'),
       import('./logger.js'),
-      import('./heap-tuning.js'),
     ]);
-    tuneHeapForServing();
     let level;
     try {
       level = resolveLogLevel(opts.logLevel, process.env);
