@@ -52,7 +52,7 @@ export interface CallRequest {
  * is asked once, before the first step.
  */
 export function needsApproval(d: ToolDescriptor): boolean {
-  return d.approval === 'always' || (d.approval === 'conditional' && (d.safetyTier === 'write' || d.safetyTier === 'exec'));
+  return d.approval === 'always' || (d.approval === 'conditional' && !isReadOnlyTier(d.safetyTier));
 }
 
 export const UNKNOWN_TOOL = '(unknown)';
