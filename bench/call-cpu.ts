@@ -7,18 +7,18 @@
 // is a fresh compiled child per round; figures are min – median – max.
 //
 //   npm run build && npx tsx bench/call-cpu.ts [--calls N] [--rounds N]
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { RawHttpClient, runSequential, type CallTarget } from './call-clients.js';
 import { startHost } from './call-hosts.js';
+import { cpuSplit } from './procs.js';
 import { median } from './shared.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, fallback: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : fallback);
 const CALLS = opt('calls', 4000);
 const ROUNDS = opt('rounds', 3);
-const TICKS_PER_SECOND = 100;
 
 const TARGETS: Record<string, CallTarget> = {
   'node-pack': { name: 'openwop:text.uppercase', arguments: { text: 'hello' } },
@@ -31,13 +31,6 @@ const HOSTS = [
   { label: 'normal, changes', synchronous: 'normal' as const, writeAhead: 'changes' as const },
 ];
 
-/** User and system CPU ticks of a process. */
-function ticks(pid: number): { user: number; system: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(fields[11]), system: Number(fields[12]) };
-}
-
 type Figures = { wallMs: number[]; userMs: number[]; systemMs: number[] };
 const results = new Map<string, Figures>();
 const tmp = mkdtempSync(join(os.tmpdir(), 'toolhost-call-cpu-'));
@@ -49,16 +42,16 @@ try {
         const client = await RawHttpClient.open(host.url, host.authorization);
         for (const [tool, target] of Object.entries(TARGETS)) {
           await runSequential(client, target, 300);
-          const before = ticks(host.child.pid);
+          const before = cpuSplit(host.child.pid);
           const started = performance.now();
           await runSequential(client, target, CALLS);
           const wall = performance.now() - started;
-          const after = ticks(host.child.pid);
+          const after = cpuSplit(host.child.pid);
           const key = `${tool}\t${h.label}`;
           const f = results.get(key) ?? { wallMs: [], userMs: [], systemMs: [] };
           f.wallMs.push(wall / CALLS);
-          f.userMs.push(((after.user - before.user) * 1000) / TICKS_PER_SECOND / CALLS);
-          f.systemMs.push(((after.system - before.system) * 1000) / TICKS_PER_SECOND / CALLS);
+          f.userMs.push(((after.user - before.user) * 1000) / CALLS);
+          f.systemMs.push(((after.system - before.system) * 1000) / CALLS);
           results.set(key, f);
         }
         await client.close();

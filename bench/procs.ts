@@ -77,15 +77,21 @@ export class Child {
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-/** CPU seconds (user + system, all threads) a process has used so far. */
-export function cpuSeconds(pid: number): number {
+/** User and system CPU seconds (all threads) a process has used so far; NaN for a process that is gone. */
+export function cpuSplit(pid: number): { user: number; system: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    return { user: Number(fields[11]) / TICKS_PER_SECOND, system: Number(fields[12]) / TICKS_PER_SECOND };
   } catch {
-    return NaN;
+    return { user: NaN, system: NaN };
   }
+}
+
+/** CPU seconds (user + system, all threads) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuSplit(pid);
+  return user + system;
 }
 
 /**
