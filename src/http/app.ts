@@ -12,7 +12,8 @@ import { createServer, type Server } from 'node:http';
 import { EventLogUnavailableError } from '../events/log-health.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { ContractError } from '../contract/errors.js';
-import { auditLoggerOf, refuseAnonymous, registerAuthHooks } from './auth-hook.js';
+import { AuditLines } from './audit-lines.js';
+import { refuseAnonymous, registerAuthHooks } from './auth-hook.js';
 import { withCatalogFastPath, type RequestListener } from './catalog-fast-path.js';
 import { countRequest, registerRequestObservers } from './request-observers.js';
 import { prependHook } from './route-hooks.js';
@@ -40,12 +41,11 @@ import { DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeoutOptions, type
  * answered before fastify (catalog-fast-path.ts); with tracing on, fastify's
  * routes answer them, opening each request's span.
  */
-function serverFactory(deps: HttpDeps, limits: ConnectionLimits): (fastify: RequestListener) => Server {
+function serverFactory(deps: HttpDeps, limits: ConnectionLimits, auditLines: AuditLines | undefined): (fastify: RequestListener) => Server {
   const timeouts = serverTimeoutOptions(limits);
   const tracing = deps.tracing ?? DISABLED_TRACING;
   return (fastify) => {
-    const auditLogger = deps.authenticator.audit === false ? undefined : auditLoggerOf(deps.logger);
-    const listener = tracing.enabled ? fastify : withCatalogFastPath(fastify, deps, auditLogger);
+    const listener = tracing.enabled ? fastify : withCatalogFastPath(fastify, deps, auditLines);
     // Node would answer a Host-less HTTP/1.1 request with a bare 400; the protocol gate answers it in the envelope.
     const server = createServer({ ...timeouts.http, requireHostHeader: false }, listener);
     server.keepAliveTimeout = timeouts.keepAliveTimeout;
@@ -62,8 +62,9 @@ function serverFactory(deps: HttpDeps, limits: ConnectionLimits): (fastify: Requ
 
 export function buildApp(deps: HttpDeps): FastifyInstance {
   const limits = deps.connectionLimits ?? DEFAULT_CONNECTION_LIMITS;
+  const auditLines = deps.authenticator.audit === false ? undefined : new AuditLines(deps.logger);
   const app = Fastify({
-    serverFactory: serverFactory(deps, limits),
+    serverFactory: serverFactory(deps, limits, auditLines),
     logger: false,
     routerOptions: { maxParamLength: 2048 },
     bodyLimit: 65_536,
@@ -95,7 +96,9 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   });
 
   // Audit line per route, global bound on health and discovery (docs/auth.md); before any route.
-  registerAuthHooks(app, deps.authenticator, deps.logger);
+  registerAuthHooks(app, deps.authenticator, auditLines);
+  // The lines of the last answers are written before the host's logger closes.
+  if (auditLines !== undefined) app.addHook('onClose', (_instance, done) => { auditLines.flush(); done(); });
   registerRequestObservers(app, deps.metrics, tracing);
 
   app.setErrorHandler((error, _request, reply) => {

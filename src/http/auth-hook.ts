@@ -5,9 +5,9 @@
 // `Retry-After`), and recorded on the request for the audit line.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { Logger } from 'pino';
 import { bearerToken, type AuthOutcome, type Authenticator, type Principal } from '../auth/principal.js';
 import { ContractError } from '../contract/errors.js';
+import type { AuditLines } from './audit-lines.js';
 import { sendError } from './respond.js';
 import { appendHook } from './route-hooks.js';
 
@@ -149,10 +149,7 @@ export function refuseAnonymous(reply: FastifyReply, authenticator: Authenticato
   return true;
 }
 
-const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
-
 type Hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
-
 
 /** What the audit line and the request count read of a request: FastifyRequest, or the catalog's fast path's own record. */
 export interface AuthTarget {
@@ -163,51 +160,29 @@ export interface AuthTarget {
   authFailureKind: string | null;
 }
 
-/**
- * The audit trail: one structured line per request that reached
- * authentication (principal id, tenant, credential kind, route pattern,
- * status, duration), and one per refused attempt with the reason. Never the
- * credential, never the raw URL.
- */
-export function writeAuditLine(logger: Logger, route: string, request: AuthTarget, status: number, elapsedMs: number): void {
-  const p = request.principal;
-  if (p !== null) {
-    logger.info({ principal: p.id, tenant: p.tenant, kind: p.kind, method: request.method, route, status, durationMs: round3(elapsedMs) }, 'request');
-  } else if (request.authFailure !== null) {
-    logger.info({ principal: null, method: request.method, route, status, durationMs: round3(elapsedMs), reason: request.authFailure }, 'request refused');
-  }
-}
-
-/** The route pattern is captured when the route is registered, so a request builds nothing but the log line. */
-function auditHook(logger: Logger, route: string): Hook {
+/** The route pattern is captured when the route is registered, so a request builds nothing but its audit line. */
+function auditHook(lines: AuditLines, route: string): Hook {
   return (request, reply, done) => {
-    writeAuditLine(logger, route, request, reply.statusCode, reply.elapsedTime);
+    lines.write(route, request, reply.statusCode, reply.elapsedTime);
     done();
   };
 }
 
-/** The audit lines' logger: `audit: true` is serialized once, in the child's bindings. */
-export function auditLoggerOf(logger: Logger): Logger {
-  return logger.child({ audit: true });
-}
-
 /**
  * Call before any route is registered: decorates requests with the
- * principal, adds the audit line to every route (unless `audit` is false) and
+ * principal, adds the audit line to every route (when `auditLines` is given) and
  * the global anonymous bound to ANONYMOUS_ROUTES. Per-route hooks keep both
  * off the request path of routes that do not need them.
  */
-export function registerAuthHooks(app: FastifyInstance, authenticator: Authenticator, logger: Logger): void {
+export function registerAuthHooks(app: FastifyInstance, authenticator: Authenticator, auditLines: AuditLines | undefined): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('authFailure', null);
   app.decorateRequest('authFailureKind', null);
-  const audit = authenticator.audit !== false;
-  const auditLogger = auditLoggerOf(logger);
   const anonymous: Hook = (_request, reply, done) => {
     if (!refuseAnonymous(reply, authenticator)) done();
   };
   app.addHook('onRoute', (route) => {
-    if (audit) route.onResponse = appendHook(route.onResponse, auditHook(auditLogger, route.url) as never);
+    if (auditLines !== undefined) route.onResponse = appendHook(route.onResponse, auditHook(auditLines, route.url) as never);
     if (isAnonymousRoute(route.url) && authenticator.admitAnonymous !== undefined) route.onRequest = appendHook(route.onRequest, anonymous as never);
   });
 }

@@ -16,12 +16,12 @@
 // percent-encoding, an unserved version, tracing on) goes to fastify, which
 // answers every form.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.js';
 import type { Body } from '../catalog/body.js';
 import { ContractError, ERROR_STATUS, type ErrorCode } from '../contract/errors.js';
 import { isServedVersion, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../contract/protocol.js';
-import { callerOf, writeAuditLine, type AuthTarget } from './auth-hook.js';
+import type { AuditLines } from './audit-lines.js';
+import { callerOf, type AuthTarget } from './auth-hook.js';
 import type { HttpDeps } from './deps.js';
 import { countRequest } from './request-observers.js';
 import { catalogBody, NOT_FOUND_MESSAGE, toolIdFromUrl, type CatalogRead, type CatalogRoute } from './catalog-read.js';
@@ -88,7 +88,7 @@ function writeParts(res: ServerResponse, parts: readonly Buffer[]): void {
  * here, everything else by fastify. Off when tracing is on (fastify's
  * routes open the request's span).
  */
-export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, auditLogger: Logger | undefined): RequestListener {
+export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, auditLines: AuditLines | undefined): RequestListener {
   const { authenticator, metrics } = deps;
 
   const finish = (res: ServerResponse, status: number, headers: string[], body: Buffer | readonly Buffer[] | string | undefined, request: FastRequest, route: CatalogRoute, started: number): void => {
@@ -96,7 +96,7 @@ export function withCatalogFastPath(fastify: RequestListener, deps: HttpDeps, au
     if (typeof body === 'string' || body === undefined || Buffer.isBuffer(body)) res.end(body);
     else writeParts(res, body);
     countRequest(metrics, route, request, status);
-    if (auditLogger !== undefined) writeAuditLine(auditLogger, route, request, status, performance.now() - started);
+    auditLines?.write(route, request, status, performance.now() - started);
   };
 
   const sendError = (res: ServerResponse, code: ErrorCode, message: string, details: Record<string, unknown> | undefined, extra: Record<string, string>, request: FastRequest, route: CatalogRoute, started: number): void => {

@@ -74,6 +74,8 @@ test('fast path and fastify routes answer every catalog read alike', { timeout: 
   writeFileSync(file, stringify(config));
   const server = await startTestServer(file);
   const { app, host } = server.running;
+  // Audit lines are written in the check phase of the turn that answered (src/http/audit-lines.ts): after this one.
+  const auditLinesWritten = () => new Promise<void>((resolve) => setImmediate(resolve));
   const auditOf = (lines: string[]) =>
     lines
       .map((l) => JSON.parse(l) as Record<string, unknown>)
@@ -100,14 +102,17 @@ test('fast path and fastify routes answer every catalog read alike', { timeout: 
           const etag = String(plain.headers.etag ?? '"none"');
           headers['if-none-match'] = headers['if-none-match'].replace('ETAG-gzip', etag.replace(/"$/, '-gzip"')).replace('ETAG', etag);
         }
+        await auditLinesWritten();
         const logged = server.logs.length;
         const before = await counts();
         const fast = await overSocket(server.url, path, headers);
+        await auditLinesWritten();
         const fastAudit = auditOf(server.logs.slice(logged));
         const fastCounts = await counts();
 
         const logged2 = server.logs.length;
         const injected = await app.inject({ method: 'GET', url: path, headers });
+        await auditLinesWritten();
         const injectedAudit = auditOf(server.logs.slice(logged2));
         const injectedCounts = await counts();
         const slow: Answer = {
