@@ -11,12 +11,16 @@
 // checkout's dist/; with `--before DIR` (an older checkout, built) also its
 // `audit` host. Each serves the demo's text pack to one tenant, rate limit off.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import autocannon from 'autocannon';
 import { cpuSplit } from './procs.js';
+
+// autocannon ships no type declarations; its promise form, as used here (in
+// this process: the figures are the servers' CPU, not the load's).
+const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Record<string, unknown>) => Promise<{ requests: { total: number; average: number } }>;
 
 const argv = process.argv.slice(2);
 const opt = (name: string): string | undefined => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : undefined);
