@@ -30,7 +30,7 @@ const FIELDS = 6;
 
 export class AuditLines {
   private readonly logger: Logger;
-  /** Queued lines, flat (FIELDS values each), so queuing one allocates nothing. */
+  /** Queued lines, flat (FIELDS values each): queuing one makes no object. */
   private queue: unknown[] = [];
   private scheduled = false;
   private readonly drain = (): void => this.flush();
