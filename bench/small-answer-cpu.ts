@@ -17,6 +17,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cpuSplit } from './procs.js';
+import { median } from './shared.js';
 
 // autocannon ships no type declarations; its promise form, as used here (in
 // this process: the figures are the servers' CPU, not the load's).
@@ -108,8 +109,6 @@ async function measure(t: Target): Promise<void> {
   const n = run.requests.total;
   t.rounds.push({ rps: run.requests.average, user: ((after.user - before.user) / n) * 1e6, system: ((after.system - before.system) / n) * 1e6 });
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolhost-small-cpu-'));
