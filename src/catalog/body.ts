@@ -100,9 +100,15 @@ export class Body {
   /**
    * `bytes`, or a function making them (or their parts, in order) on first
    * use; then `etag` and `size` are required: a lazy body must not have to
-   * be built to be revalidated.
+   * be built to be revalidated. `onJoin` is told the one buffer parts were
+   * joined into, if they ever are.
    */
-  constructor(bytes: Buffer | (() => Buffer | readonly Buffer[]), etag?: string, size?: number) {
+  constructor(
+    bytes: Buffer | (() => Buffer | readonly Buffer[]),
+    etag?: string,
+    size?: number,
+    private readonly onJoin?: (joined: Buffer) => void,
+  ) {
     if (typeof bytes === 'function') {
       if (etag === undefined || size === undefined) throw new Error('a lazy body needs its ETag and size');
       this.make = bytes;
@@ -141,6 +147,7 @@ export class Body {
     if (Buffer.isBuffer(made)) return made;
     this.madeBytes = joined(made, this.byteSize);
     this.madeParts = undefined;
+    this.onJoin?.(this.madeBytes);
     return this.madeBytes;
   }
 

@@ -9,7 +9,7 @@ import { Body } from './body.js';
 import type { BuiltTool } from './build.js';
 import { compactDescriptor } from './compact-descriptor.js';
 import { descriptorJson, type SchemaTexts } from './describe.js';
-import type { Kind, OwnEntry } from './list-body.js';
+import type { EntrySlabs, Kind, OwnEntry } from './list-body.js';
 
 export interface ToolEntry {
   readonly tool: BuiltTool;
@@ -45,8 +45,17 @@ export class Entry implements ToolEntry, OwnEntry {
   }
 
   get compact(): Body {
+    return this.compactInto();
+  }
+
+  /** The compact body, made now if it is not yet (its bytes written into `slabs`, when given: the background compaction's). */
+  compactInto(slabs?: EntrySlabs): Body {
     if (this.compactBody === undefined) {
-      this.compactBody = this.compactFrom !== undefined ? this.compactFrom.compact : Body.json(JSON.stringify(compactDescriptor(this.tool.descriptor)));
+      if (this.compactFrom !== undefined) this.compactBody = this.compactFrom.compactInto(slabs);
+      else {
+        const text = JSON.stringify(compactDescriptor(this.tool.descriptor));
+        this.compactBody = slabs === undefined ? Body.json(text) : slabs.body(text);
+      }
       this.compactFrom = undefined;
     }
     return this.compactBody;
@@ -72,7 +81,7 @@ export class Entry implements ToolEntry, OwnEntry {
   }
 }
 
-/** A new entry: the descriptor serialized (with the schema text its build made, if any); compacted later. */
-export function makeEntry(tool: BuiltTool, schemaTexts?: SchemaTexts): Entry {
-  return new Entry(tool, Body.json(descriptorJson(tool.descriptor, schemaTexts)));
+/** A new entry: the descriptor serialized (with the schema text its build made, if any) into the build's slabs; compacted later. */
+export function makeEntry(tool: BuiltTool, slabs: EntrySlabs, schemaTexts?: SchemaTexts): Entry {
+  return new Entry(tool, slabs.body(descriptorJson(tool.descriptor, schemaTexts)));
 }

@@ -3,18 +3,20 @@
 // thousands of descriptors.
 //
 // Memory: a large catalog's entry bytes are tens of megabytes, and a tenant
-// that sees every tool has list bodies of the same bytes again. When a list of
-// every entry is joined, the snapshot's own entries move onto slices of it
-// (new bodies of the same bytes, ETag and compressed forms, so nothing
-// observable changes), and their former buffers, or the previous snapshot's
-// list, are freed once that snapshot is. Views listing the same entries (two
-// tenants that both see everything) share one body.
+// that sees every tool would have list bodies of the same bytes again. A
+// build writes its entries' bytes into slabs in catalog order, a comma after
+// each (EntrySlabs), so a list of them is held as the runs of those slabs'
+// bytes, plus the frame and any entry that lies elsewhere (a tool changed
+// by a refresh), written and compressed part by part (body.ts), joined only
+// for a caller that needs one buffer. Copying 30 MB on every change was most
+// of a refresh's cost.
 //
-// A list whose entries mostly lie in order inside an earlier joined list (a
-// refresh that changed a few tools) is not joined again: it is held as the
-// runs of that list's bytes plus the changed entries' own bytes, written and
-// compressed part by part (body.ts), joined only for a caller that needs one
-// buffer. Copying 30 MB on every change was most of a refresh's cost.
+// A list that would be more than MAX_LIST_PARTS parts is joined; when it
+// lists every entry, the snapshot's own entries move onto slices of it (new
+// bodies of the same bytes, ETag and compressed forms, so nothing observable
+// changes), and the slabs they leave are freed once no entry holds them.
+// Views listing the same entries (two tenants that both see everything)
+// share one body.
 import { createHash } from 'node:crypto';
 import { Body } from './body.js';
 
@@ -39,14 +41,55 @@ const COMMA_BYTE = 0x2c;
 /** Beyond this many parts a list is joined into one buffer (its entries then move onto it), so parts never pile up. */
 export const MAX_LIST_PARTS = 257;
 
-/** The memory of every list joined so far: only runs inside these are taken as parts (a small buffer's neighbour in node's pool is not). */
+/**
+ * Memory laid out as a list's inside: entries one after another, a comma
+ * after each (every list joined so far, and the slabs of EntrySlabs). Only
+ * runs inside these are taken as parts (a small buffer's neighbour in node's
+ * pool is not).
+ */
 const joinedLists = new WeakSet<ArrayBufferLike>();
+
+/** The first slab of a build, and the largest: a one-tool refresh takes a few KB, a cold build about one slab per MB. */
+const FIRST_SLAB_BYTES = 16 * 1024;
+const MAX_SLAB_BYTES = 1024 * 1024;
+
+/**
+ * Where one build writes its new entries' bytes: into slabs, each entry
+ * followed by a comma, so the entries of a build made in catalog order are
+ * already their list's inside and the list of them is a run per slab
+ * (partsOf), never joined. A buffer per entry, freed when the list was
+ * joined, left tens of MB of small holes in the C heap at 10,000 tools that
+ * the allocator kept (docs/benchmarks.md, "Entries written into slabs").
+ * Slabs start small and double, so a refresh of one tool does not hold a
+ * megabyte; one that holds a live entry stays alive with it.
+ */
+export class EntrySlabs {
+  private slab?: Buffer;
+  private used = 0;
+  private nextSize = FIRST_SLAB_BYTES;
+
+  /** A body of `text`'s UTF-8 bytes, written into the current slab. */
+  body(text: string): Body {
+    const size = Buffer.byteLength(text, 'utf8');
+    if (this.slab === undefined || this.used + size + 1 > this.slab.length) {
+      this.slab = Buffer.allocUnsafeSlow(Math.max(this.nextSize, size + 1));
+      this.nextSize = Math.min(this.nextSize * 2, MAX_SLAB_BYTES);
+      this.used = 0;
+      joinedLists.add(this.slab.buffer);
+    }
+    const start = this.used;
+    this.slab.write(text, start, size, 'utf8');
+    this.slab[start + size] = COMMA_BYTE;
+    this.used = start + size + 1;
+    return new Body(this.slab.subarray(start, start + size));
+  }
+}
 
 /**
  * The list's bytes as parts: the frame, and runs of consecutive entries that
- * lie one after another (with the comma between them) in a joined list,
- * else each entry and a comma. Undefined when no entry lies in a joined
- * list (a first build) or once there would be more than MAX_LIST_PARTS.
+ * lie one after another (with the comma between them) in a slab or a joined
+ * list, else each entry and a comma. Undefined when no entry lies in such
+ * memory or once there would be more than MAX_LIST_PARTS.
  */
 function partsOf(entries: readonly Listed[], kind: Kind): Buffer[] | undefined {
   const { open, close } = FRAME[kind];
@@ -72,7 +115,7 @@ function partsOf(entries: readonly Listed[], kind: Kind): Buffer[] | undefined {
     list = joinedLists.has(bytes.buffer) ? new Uint8Array(bytes.buffer) : undefined;
     if (list !== undefined) inJoined = true;
   }
-  // Nothing lies in an earlier list (a first build): joined, and the entries move onto it.
+  // Nothing lies in a slab or an earlier list: joined, and the entries move onto it.
   if (!inJoined) return undefined;
   if (first !== undefined) parts.push(endRun());
   parts.push(close);
@@ -88,10 +131,7 @@ function joinEntries(entries: readonly Listed[], kind: Kind, length: number): Bu
     parts.push(entries[i][kind].bytes);
   }
   parts.push(close);
-  const list = Buffer.concat(parts, length);
-  // A list of its own memory (not a slice of node's pool for small buffers).
-  if (list.byteOffset === 0 && list.buffer.byteLength === list.length) joinedLists.add(list.buffer);
-  return list;
+  return Buffer.concat(parts, length);
 }
 
 /** Moves every entry's body onto its own bytes inside the joined list. */
@@ -128,16 +168,23 @@ export class ListBodies {
     const known = this.byTag.get(etag);
     if (known !== undefined) return known;
     const everything = entries === this.own && entries.length > 0;
+    // A list of every entry joined into one buffer (here, or for a caller that needs one): the entries move onto it, so their bytes stay stored once.
+    const joined = (bytes: Buffer) => {
+      // Only memory of its own (not a slice of node's pool for small buffers, whose neighbours are not ours).
+      if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) joinedLists.add(bytes.buffer);
+      if (everything) moveOnto(this.own, kind, bytes);
+    };
     const body = new Body(
       () => {
         const parts = entries.length > 0 ? partsOf(entries, kind) : undefined;
         if (parts !== undefined) return parts;
         const bytes = joinEntries(entries, kind, size);
-        if (everything) moveOnto(this.own, kind, bytes);
+        joined(bytes);
         return bytes;
       },
       etag,
       size,
+      joined,
     );
     this.byTag.set(etag, body);
     return body;

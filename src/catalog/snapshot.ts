@@ -2,8 +2,9 @@
 // every descriptor serialized once, each caller view's list serialized once
 // and kept, so a request only looks things up in memory.
 //
-// List bodies are the entries' bytes joined (no re-serialization), made on
-// first use; their strong ETag is derived from the entries' ETags, so a view
+// List bodies are the entries' bytes in order (no re-serialization: runs of
+// the slabs the entries were written into, list-body.ts), made on first use;
+// their strong ETag is derived from the entries' ETags, so a view
 // can be revalidated or compared (the MCP front door does, on every swap)
 // without building its bytes.
 //
@@ -22,7 +23,7 @@
 // views are served.
 import type { ToolDescriptor } from '../contract/descriptor.js';
 import type { Body, Encoding } from './body.js';
-import { type Kind, ListBodies } from './list-body.js';
+import { EntrySlabs, type Kind, ListBodies } from './list-body.js';
 import type { BuiltTool, PreviousBuild } from './build.js';
 import type { SchemaTexts } from './describe.js';
 import { Entry, makeEntry, type ToolEntry } from './entry.js';
@@ -134,6 +135,14 @@ export class CatalogSnapshot implements PreviousBuild {
   private compactedUpTo = 0;
   /** The background compaction running, if one is. */
   private compacting?: Promise<void>;
+  /**
+   * Where new entries' bytes are written, shared with the snapshots before
+   * and after this one: a replaced snapshot's compaction may still be
+   * running (a caller waits on it), and each entry is compacted once, by
+   * whichever gets to it first, so one writer keeps the bytes in catalog
+   * order, a run per slab.
+   */
+  private readonly slabs: Readonly<Record<Kind, EntrySlabs>>;
 
   constructor(
     readonly tools: readonly BuiltTool[],
@@ -150,6 +159,7 @@ export class CatalogSnapshot implements PreviousBuild {
     const relevantScopes = new Set<string>();
     /** Whether every tool is visible to exactly whom it was visible before (same ids, same scopes and steps). */
     let sameVisibility = aligned;
+    this.slabs = previous?.slabs ?? { standard: new EntrySlabs(), compact: new EntrySlabs() };
     for (let i = 0; i < tools.length; i++) {
       const tool = tools[i];
       const d = tool.descriptor;
@@ -159,7 +169,7 @@ export class CatalogSnapshot implements PreviousBuild {
       // The previous entry of this descriptor, or of the one this tool repeats with equal content: its bytes serve again.
       const known = aligned ? previous!.entries[i] : previous?.byId.get(d.toolId);
       const kept = known instanceof Entry && (known.tool.descriptor === d || known.tool.descriptor === repeats?.get(d.toolId)) ? known : undefined;
-      const entry = kept === undefined ? makeEntry(tool, schemaTexts?.get(d.toolId)) : Entry.carrying(tool, kept);
+      const entry = kept === undefined ? makeEntry(tool, this.slabs.standard, schemaTexts?.get(d.toolId)) : Entry.carrying(tool, kept);
       entries[i] = entry;
       positions?.set(d.toolId, i);
     }
@@ -209,7 +219,7 @@ export class CatalogSnapshot implements PreviousBuild {
     try {
       while (!this.compactServed && stillWanted()) {
         const until = performance.now() + COMPACT_SLICE_MS;
-        for (let i = this.compactedUpTo; i < entries.length && performance.now() < until; i++) void entries[i].compact;
+        for (let i = this.compactedUpTo; i < entries.length && performance.now() < until; i++) entries[i].compactInto(this.slabs.compact);
         if (!this.compactServed) await new Promise((resolve) => setImmediate(resolve));
       }
     } catch {

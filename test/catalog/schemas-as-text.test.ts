@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { buildCatalog } from '../../src/catalog/build.js';
 import { compactDescriptor } from '../../src/catalog/compact-descriptor.js';
 import { makeEntry } from '../../src/catalog/entry.js';
+import { EntrySlabs } from '../../src/catalog/list-body.js';
 import { Policy } from '../../src/classify/policy.js';
 import type { JsonObject } from '../../src/contract/descriptor.js';
 import type { RawTool } from '../../src/sources/raw-tool.js';
@@ -35,7 +36,7 @@ test('a descriptor keeps the source\'s text, and serializes to the bytes of plai
   assert.equal(jsonTextOf(d, 'inputSchema'), jsonTextOf(text, 'inputSchema'), 'the same string, not a copy');
   assert.deepEqual(Object.keys(d), Object.keys(fromPlain.descriptor));
   assert.equal(JSON.stringify(d), JSON.stringify(fromPlain.descriptor));
-  assert.equal(makeEntry(fromText).standard.bytes.toString(), makeEntry(fromPlain, built.schemaTexts.get('mcp:srv.find')).standard.bytes.toString());
+  assert.equal(makeEntry(fromText, new EntrySlabs()).standard.bytes.toString(), makeEntry(fromPlain, new EntrySlabs(), built.schemaTexts.get('mcp:srv.find')).standard.bytes.toString());
   assert.deepEqual(compactDescriptor(d), compactDescriptor(fromPlain.descriptor));
   assert.equal(hasValue(d, 'outputSchema'), true);
   assert.equal(hasValue({}, 'outputSchema'), false);
