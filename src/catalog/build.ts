@@ -14,7 +14,7 @@
 import type { Classification, ToolDescriptor } from '../contract/descriptor.js';
 import type { ClassifyResult, Policy } from '../classify/policy.js';
 import type { RawTool } from '../sources/raw-tool.js';
-import { copyValue, jsonTextOf } from '../util/json-text.js';
+import { copyValue, isJsonText, sameJsonText } from '../util/json-text.js';
 import { sameJson } from '../util/same-json.js';
 import { describeTool, type SchemaTexts } from './describe.js';
 import { classifyFromSteps } from './workflow-classification.js';
@@ -106,10 +106,9 @@ function rebind(prior: Built, raw: RawTool): Built {
       copyValue(d, descriptor, key);
       continue;
     }
-    const text = jsonTextOf(d, key);
-    if (text !== undefined) copyValue(text === jsonTextOf(prior.raw, key) && jsonTextOf(raw, key) !== undefined ? raw : d, descriptor, key);
+    if (isJsonText(d, key)) copyValue(sameJsonText(d, prior.raw, key) === true && isJsonText(raw, key) ? raw : d, descriptor, key);
     // (A schema held as text in the RawTool but not in the descriptor was redacted: never the same object.)
-    else descriptor[key] = d[key] !== undefined && jsonTextOf(prior.raw, key) === undefined && d[key] === prior.raw[key] ? raw[key] : d[key];
+    else descriptor[key] = d[key] !== undefined && !isJsonText(prior.raw, key) && d[key] === prior.raw[key] ? raw[key] : d[key];
   }
   return new Built(descriptor, raw, prior.classification, prior.policyScopes, prior.redacted, prior.unenforced, prior.problem);
 }

@@ -27,19 +27,25 @@ export interface DescribeResult {
 
 const keyVerdicts = new Map<string, boolean>();
 
+/** Where each schema's text lies in a descriptor's JSON: [start, end) in UTF-16 units of the string. */
+export type SchemaRanges = Partial<Record<'inputSchema' | 'outputSchema', [number, number]>>;
+
 /**
  * JSON.stringify(d), taking the schemas' text from `texts` (what
  * describeTool returned with `d`) instead of stringifying them again. Same
  * bytes: the keys in their order, undefined values left out, every other
- * value through JSON.stringify.
+ * value through JSON.stringify. `ranges`, when given, is told where each
+ * schema's text was written.
  */
-export function descriptorJson(d: ToolDescriptor, texts?: SchemaTexts): string {
+export function descriptorJson(d: ToolDescriptor, texts?: SchemaTexts, ranges?: SchemaRanges): string {
   let out = '';
   for (const key of Object.keys(d) as (keyof ToolDescriptor)[]) {
     // A schema held as text (util/json-text.ts) is written as that text, never parsed.
     const text = key === 'inputSchema' || key === 'outputSchema' ? (texts?.[key] ?? jsonTextOf(d, key)) : undefined;
     if (text !== undefined) {
-      out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${text}`;
+      out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:`;
+      if (ranges !== undefined) ranges[key as keyof SchemaRanges] = [out.length, out.length + text.length];
+      out += text;
       continue;
     }
     const value = d[key];

@@ -8,8 +8,9 @@ import type { CompactToolDescriptor } from '../contract/descriptor.js';
 import { Body } from './body.js';
 import type { BuiltTool } from './build.js';
 import { compactDescriptor } from './compact-descriptor.js';
-import { descriptorJson, type SchemaTexts } from './describe.js';
+import { descriptorJson, type SchemaRanges, type SchemaTexts } from './describe.js';
 import type { EntrySlabs, Kind, OwnEntry } from './list-body.js';
+import { holdTextIn, jsonTextBytesOf } from '../util/json-text.js';
 
 export interface ToolEntry {
   readonly tool: BuiltTool;
@@ -76,12 +77,41 @@ export class Entry implements ToolEntry, OwnEntry {
   }
 
   moveOnto(kind: Kind, bytes: Buffer): void {
-    if (kind === 'standard') this.standardBody = this.standardBody.heldIn(bytes);
-    else this.compactBody = this.compact.heldIn(bytes);
+    if (kind === 'compact') {
+      this.compactBody = this.compact.heldIn(bytes);
+      return;
+    }
+    const before = this.standardBody.bytes;
+    this.standardBody = this.standardBody.heldIn(bytes);
+    // Schemas read from the old bytes read from the same range of the new ones, so the old bytes can be freed.
+    const d = this.tool.descriptor;
+    for (const key of SCHEMA_KEYS) {
+      const held = jsonTextBytesOf(d, key);
+      if (held === undefined || held.buffer !== before.buffer) continue;
+      const at = held.byteOffset - before.byteOffset;
+      if (at >= 0 && at + held.length <= before.length) holdTextIn(d, key, this.standardBody.bytes.subarray(at, at + held.length));
+    }
   }
 }
 
-/** A new entry: the descriptor serialized (with the schema text its build made, if any) into the build's slabs; compacted later. */
+const SCHEMA_KEYS = ['inputSchema', 'outputSchema'] as const;
+
+/**
+ * A new entry: the descriptor serialized (with the schema text its build
+ * made, if any) into the build's slabs; compacted later. Schemas held as
+ * text are read from the entry's bytes from now on (util/json-text.ts).
+ */
 export function makeEntry(tool: BuiltTool, slabs: EntrySlabs, schemaTexts?: SchemaTexts): Entry {
-  return new Entry(tool, slabs.body(descriptorJson(tool.descriptor, schemaTexts)));
+  const ranges: SchemaRanges = {};
+  const json = descriptorJson(tool.descriptor, schemaTexts, ranges);
+  const body = slabs.body(json);
+  const bytes = body.bytes;
+  // All ASCII (the usual case): a string offset is a byte offset.
+  const ascii = bytes.length === json.length;
+  const byteAt = (i: number) => (ascii ? i : Buffer.byteLength(json.slice(0, i), 'utf8'));
+  for (const key of SCHEMA_KEYS) {
+    const range = ranges[key];
+    if (range !== undefined) holdTextIn(tool.descriptor, key, bytes.subarray(byteAt(range[0]), byteAt(range[1])));
+  }
+  return new Entry(tool, body);
 }

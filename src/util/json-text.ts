@@ -19,14 +19,26 @@
 // value more than once read it once into a local. `jsonTextOf(o, key)` gives
 // the text back, so that what only needs the text (serializing, comparing,
 // scanning for credentials) never parses.
+//
+// Once the catalog has serialized a descriptor, its schemas' text is also a
+// range of the entry's bytes: `holdTextIn` drops the string and reads the
+// text from there, so 10,000 tools' schemas are not held twice, as strings
+// in the JS heap and as bytes outside it (docs/benchmarks.md, "Schemas read
+// from the entries' bytes"). The slot is shared by the source's RawTool and
+// the descriptors made from it, so all of them read the bytes.
 import type { JsonObject } from '../contract/descriptor.js';
 
 const SLOTS = Symbol('toolhost.jsonTexts');
 
-/** One value held as text, with its latest parse held weakly. */
+/** One value held as text (a string, or the UTF-8 bytes of it), with its latest parse held weakly. */
 interface Slot {
-  readonly text: string;
+  held: string | Buffer;
   parsed?: WeakRef<JsonObject>;
+}
+
+function textOf(slot: Slot): string {
+  const held = slot.held;
+  return typeof held === 'string' ? held : held.toString('utf8');
 }
 
 type WithSlots = { [SLOTS]?: Record<string, Slot> };
@@ -49,7 +61,7 @@ function define(target: object, key: string, slot: Slot): void {
     get: () => {
       let value = slot.parsed?.deref();
       if (value === undefined) {
-        value = JSON.parse(slot.text) as JsonObject;
+        value = JSON.parse(textOf(slot)) as JsonObject;
         slot.parsed = new WeakRef(value);
       }
       return value;
@@ -63,12 +75,51 @@ function define(target: object, key: string, slot: Slot): void {
  * parse), used while something else still holds it.
  */
 export function setJsonText(target: object, key: string, text: string, parsed?: JsonObject): void {
-  define(target, key, parsed === undefined ? { text } : { text, parsed: new WeakRef(parsed) });
+  define(target, key, parsed === undefined ? { held: text } : { held: text, parsed: new WeakRef(parsed) });
 }
 
 /** The text `target[key]` is held as, when it is held as text. */
 export function jsonTextOf(target: object, key: string): string | undefined {
-  return slotOf(target, key)?.text;
+  const slot = slotOf(target, key);
+  return slot === undefined ? undefined : textOf(slot);
+}
+
+/**
+ * Whether `a[key]` and `b[key]` are held as the same text: true or false
+ * when both are held as text (the same slot is equal without reading it),
+ * undefined otherwise.
+ */
+export function sameJsonText(a: object, b: object, key: string): boolean | undefined {
+  const sa = slotOf(a, key);
+  const sb = sa === undefined ? undefined : slotOf(b, key);
+  if (sb === undefined) return undefined;
+  if (sa === sb) return true;
+  const ha = sa!.held;
+  const hb = sb.held;
+  if (typeof ha !== 'string' && typeof hb !== 'string') return ha.equals(hb);
+  return textOf(sa!) === textOf(sb);
+}
+
+/** Whether `target[key]` is held as text (without reading the text). */
+export function isJsonText(target: object, key: string): boolean {
+  return slotOf(target, key) !== undefined;
+}
+
+/** The bytes `target[key]`'s text is read from, when holdTextIn put it there. */
+export function jsonTextBytesOf(target: object, key: string): Buffer | undefined {
+  const held = slotOf(target, key)?.held;
+  return held === undefined || typeof held === 'string' ? undefined : held;
+}
+
+/**
+ * From now on, `target[key]`'s text is read from `bytes`, which must be its
+ * UTF-8 encoding (a range of a serialized descriptor), and no longer held as
+ * a string. For every object sharing the slot (copyValue). No-op when the
+ * value is not held as text.
+ */
+export function holdTextIn(target: object, key: string, bytes: Buffer): void {
+  const slot = slotOf(target, key);
+  if (slot !== undefined) slot.held = bytes;
 }
 
 /** Whether `target[key]` is present, without parsing a value held as text. */

@@ -4,7 +4,7 @@
 // Not compact/schema-util's deepEqual, which ignores key order: that one
 // compares JSON values, this one the bytes they serialize to. A value held
 // as text (json-text.ts) is compared as its text when both sides hold one.
-import { jsonTextOf } from './json-text.js';
+import { sameJsonText } from './json-text.js';
 
 /** Deep equality of JSON data, key order included (it decides the bytes served). */
 export function sameJson(a: unknown, b: unknown): boolean {
@@ -22,10 +22,9 @@ export function sameJson(a: unknown, b: unknown): boolean {
   for (let i = 0; i < ka.length; i++) {
     const k = ka[i];
     if (k !== kb[i]) return false;
-    const ta = jsonTextOf(a, k);
-    const tb = ta === undefined ? undefined : jsonTextOf(b, k);
-    if (tb !== undefined) {
-      if (ta !== tb) return false;
+    const sameText = sameJsonText(a, b, k);
+    if (sameText !== undefined) {
+      if (!sameText) return false;
     } else if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
   }
   return true;

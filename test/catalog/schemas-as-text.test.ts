@@ -1,7 +1,8 @@
 // Schemas held as text (src/util/json-text.ts) through the catalog: a
 // descriptor keeps the source's very string, serializes to the bytes a plain
 // object would, a rebuild over a content-equal tool carries the new tool's
-// text, and equality is decided on the text, never by parsing it.
+// text, equality is decided on the text, never by parsing it, and once
+// serialized the text is read from the entry's bytes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildCatalog } from '../../src/catalog/build.js';
@@ -11,7 +12,7 @@ import { EntrySlabs } from '../../src/catalog/list-body.js';
 import { Policy } from '../../src/classify/policy.js';
 import type { JsonObject } from '../../src/contract/descriptor.js';
 import type { RawTool } from '../../src/sources/raw-tool.js';
-import { copyValue, hasValue, jsonTextOf, setJsonText } from '../../src/util/json-text.js';
+import { copyValue, hasValue, jsonTextBytesOf, jsonTextOf, setJsonText } from '../../src/util/json-text.js';
 import { sameJson } from '../../src/util/same-json.js';
 
 const INPUT = { type: 'object', properties: { q: { type: 'string', pattern: '^[a-z]+$', description: 'what to look for' } }, required: ['q'] };
@@ -71,4 +72,33 @@ test('equality of values held as text is decided on the text: nothing is parsed'
   copyValue(a, d, 'schema');
   assert.equal(jsonTextOf(d, 'schema'), '{not json');
   assert.deepEqual(Object.keys(d), ['n', 'schema']);
+});
+
+test('once serialized, the schemas are read from the entry\'s bytes, by the descriptor and the source\'s tool alike, and move with them', () => {
+  const policy = new Policy({ rules: [] });
+  // A description outside ASCII puts the schemas' bytes at other offsets than their characters.
+  const { text } = tools('Trouve des éléments — vite.');
+  const [built] = buildCatalog([text], policy).tools;
+  const d = built.descriptor;
+  const entry = makeEntry(built, new EntrySlabs());
+  const bytes = entry.standard.bytes;
+  for (const key of ['inputSchema', 'outputSchema'] as const) {
+    const held = jsonTextBytesOf(d, key);
+    assert.ok(held !== undefined && held.buffer === bytes.buffer, `${key}: read from the entry's bytes`);
+    assert.equal(jsonTextBytesOf(text, key), held, `${key}: the source's tool reads the same range`);
+    assert.equal(jsonTextOf(d, key), JSON.stringify(key === 'inputSchema' ? INPUT : OUTPUT));
+  }
+  assert.deepEqual(d.inputSchema, INPUT);
+  assert.equal(bytes.toString(), JSON.stringify(JSON.parse(bytes.toString())), 'serialized as plain JSON');
+  // Serialized again (a rebuild that describes it anew): the same bytes, and the text is read from the newest entry's.
+  const again = makeEntry(built, new EntrySlabs());
+  assert.equal(again.standard.bytes.toString(), bytes.toString(), 'serialized again from the bytes: the same');
+  assert.equal(jsonTextBytesOf(d, 'inputSchema')?.buffer, again.standard.bytes.buffer);
+  assert.equal(sameJson(text, tools('Trouve des éléments — vite.').text), true, 'equal to a fresh read of the same tool');
+
+  // Moved onto a copy (a joined list): read from there, so the old bytes are not held.
+  const copy = Buffer.concat([Buffer.from('['), bytes, Buffer.from(']')]).subarray(1, bytes.length + 1);
+  again.moveOnto('standard', copy);
+  assert.equal(jsonTextBytesOf(d, 'inputSchema')?.buffer, copy.buffer);
+  assert.deepEqual(d.inputSchema, INPUT);
 });
