@@ -3,12 +3,14 @@
 // "Targets" about RSS (both views served, list bodies compressed), RSS after
 // refreshes, list_changed to served and process start to both views served.
 //
-//   npm run build && npx tsx bench/memory.ts [--tools N] [--starts N] [--list-changed N] [--gap MS] [--heap DIR] [--profile DIR]
+//   npm run build && npx tsx bench/memory.ts [--tools N] [--starts N] [--list-changed N] [--gap MS] [--idle S] [--heap DIR] [--profile DIR]
 //
 // Each start is a fresh toolhost child (bench/host.ts, compiled on dist/):
 // it waits for both views, fetches every tenant's list in both views and
 // three encodings (so the list bodies are compressed, as in the full run),
-// reads memory after a full collection, then makes `--list-changed` changes
+// reads memory after a full collection, then RSS after `--idle` seconds of
+// idleness (default 60, 0 skips it: V8's memory reducer gives back what the
+// start left committed, bench/procs.ts rssAfterIdle), then makes `--list-changed` changes
 // `--gap` ms apart, each timed from the upstream's notification to the new
 // content served over HTTP, and reads memory after each. `--heap DIR` writes
 // heap snapshots of the first start (served.heapsnapshot after the lists,
@@ -22,7 +24,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { benchKeys, TENANTS } from './config.js';
 import { listChanged, startToolhost } from './host.js';
-import { closeAgent, cpuSeconds, get } from './procs.js';
+import { closeAgent, cpuSeconds, get, rssAfterIdle } from './procs.js';
 import { median } from './shared.js';
 import { LoadSampler } from './targets.js';
 
@@ -33,7 +35,7 @@ const opt = (name: string, d: number) => {
 };
 const heapDir = argv.includes('--heap') ? argv[argv.indexOf('--heap') + 1] : undefined;
 const profileDir = argv.includes('--profile') ? argv[argv.indexOf('--profile') + 1] : undefined;
-const O = { tools: opt('tools', 10_000), starts: opt('starts', 1), changes: opt('list-changed', 14), gapMs: opt('gap', 3000), pageSize: 200 };
+const O = { tools: opt('tools', 10_000), starts: opt('starts', 1), changes: opt('list-changed', 14), gapMs: opt('gap', 3000), idleMs: opt('idle', 60) * 1000, pageSize: 200 };
 
 type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; spaces: Record<string, [number, number]> };
 const MB = 2 ** 20;
@@ -56,6 +58,8 @@ interface StartResult {
   bothMs: number;
   bothCpuMs: number;
   served: Memory;
+  /** RSS after --idle seconds idle, MB (NaN with --idle 0). */
+  idle: number;
   servedMs: number[];
   /** The host's CPU time (all threads) from just before each change to its content served. */
   cpuMs: number[];
@@ -83,6 +87,8 @@ async function oneStart(tmp: string, start: number): Promise<StartResult> {
   log(`start ${start}: lists served: ${memText(served)}; ${smaps(host.child.pid)}`);
   log(`start ${start}: V8 spaces (MB committed/used): ${Object.entries(served.spaces).map(([k, [c, u]]) => `${k} ${c}/${u}`).join(', ')}`);
   await snapshot('served.heapsnapshot');
+  const idle = O.idleMs > 0 ? await rssAfterIdle(host.child.pid, O.idleMs) : NaN;
+  if (O.idleMs > 0) log(`start ${start}: RSS ${idle.toFixed(0)} MB after ${O.idleMs / 1000} s idle; ${smaps(host.child.pid)}`);
   const servedMs: number[] = [];
   const cpuMs: number[] = [];
   const after: Memory[] = [];
@@ -101,7 +107,7 @@ async function oneStart(tmp: string, start: number): Promise<StartResult> {
   log(`start ${start}: after the changes: ${smaps(host.child.pid)}; V8 spaces: ${Object.entries(after.at(-1)?.spaces ?? {}).map(([k, [c, u]]) => `${k} ${c}/${u}`).join(', ')}`);
   await snapshot('refreshed.heapsnapshot');
   await host.child.stop();
-  return { standardMs: host.ready.processMs, bothMs, bothCpuMs, served, servedMs, cpuMs, after };
+  return { standardMs: host.ready.processMs, bothMs, bothCpuMs, served, idle, servedMs, cpuMs, after };
 }
 
 const range = (xs: number[], digits = 0) => `${Math.min(...xs).toFixed(digits)} – ${median(xs).toFixed(digits)} – ${Math.max(...xs).toFixed(digits)}`;
@@ -119,10 +125,15 @@ async function main(): Promise<void> {
       `process start to the standard view served: ${range(results.map((r) => r.standardMs))} ms`,
       `process start to both views served: ${range(results.map((r) => r.bothMs))} ms (host CPU ${range(results.map((r) => r.bothCpuMs))} ms)`,
       `RSS, both views served, list bodies compressed: ${range(results.map((r) => r.served.rss / MB))} MB (heap used ${range(results.map((r) => r.served.heapUsed / MB))} MB)`,
-      `list_changed to served: ${range(results.flatMap((r) => r.servedMs))} ms (${results.flatMap((r) => r.servedMs).length} changes)`,
-      `host CPU per list_changed (just before the change to served): ${range(results.flatMap((r) => r.cpuMs))} ms`,
-      `RSS after ${O.changes} refreshes: ${range(results.map((r) => r.after.at(-1)!.rss / MB))} MB (heap used ${range(results.map((r) => r.after.at(-1)!.heapUsed / MB))} MB)`,
-      `RSS after the refreshes ÷ RSS served: ${results.map((r) => (r.after.at(-1)!.rss / r.served.rss).toFixed(2)).join(', ')}`,
+      ...(O.idleMs > 0 ? [`RSS after ${O.idleMs / 1000} s idle: ${range(results.map((r) => r.idle))} MB`] : []),
+      ...(O.changes > 0
+        ? [
+            `list_changed to served: ${range(results.flatMap((r) => r.servedMs))} ms (${results.flatMap((r) => r.servedMs).length} changes)`,
+            `host CPU per list_changed (just before the change to served): ${range(results.flatMap((r) => r.cpuMs))} ms`,
+            `RSS after ${O.changes} refreshes: ${range(results.map((r) => r.after.at(-1)!.rss / MB))} MB (heap used ${range(results.map((r) => r.after.at(-1)!.heapUsed / MB))} MB)`,
+            `RSS after the refreshes ÷ RSS served: ${results.map((r) => (r.after.at(-1)!.rss / r.served.rss).toFixed(2)).join(', ')}`,
+          ]
+        : []),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

@@ -94,6 +94,24 @@ export function cpuSeconds(pid: number): number {
   return user + system;
 }
 
+/** A process's resident memory now, in MB, from the kernel. */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m![1]) / 1024;
+}
+
+/**
+ * RSS after `ms` of idleness: V8 keeps the heap a start grew committed
+ * until its memory reducer runs, on V8's own timers (seen here 20 to 45 s
+ * after a busy start), and then gives most of it back. Read from /proc
+ * without asking the process anything (a forced collection would be
+ * activity of its own, and a different collection from the reducer's).
+ */
+export async function rssAfterIdle(pid: number, ms: number): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return rssMb(pid);
+}
+
 /**
  * CPU seconds used so far by the processes `pid` started that are still
  * running (and theirs): an upstream a server spawned. One that exits between

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import { benchConfig, REPO_ROOT, TENANTS, type TenantName } from './config.js';
-import { cpuSeconds } from './procs.js';
+import { cpuSeconds, rssMb } from './procs.js';
 
 const { values } = parseArgs({
   options: { reps: { type: 'string', default: '5' }, tools: { type: 'string', default: '10000' }, before: { type: 'string' }, 'serve-only': { type: 'boolean' }, 'no-tsx': { type: 'boolean' } },
@@ -119,11 +119,6 @@ async function demoStart(variant: Variant, config: string): Promise<number> {
   } finally {
     await stop(child);
   }
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m![1]) / 1024;
 }
 
 interface BigStart {

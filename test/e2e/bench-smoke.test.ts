@@ -36,6 +36,7 @@ const TARGETS = [
   /^… changes 200 ms apart/,
   /^… the transport's floor/,
   /^RSS, all tools loaded/,
+  /^… after 1 s idle/,
   /^… and every per-tool body compressed too/,
   /^… after 2 list_changed refreshes/,
 ];
@@ -126,7 +127,7 @@ test('npm run bench -- --smoke runs every part and reports every row, well-forme
     SMALL.map((s) => `${s}, audit line on (the default): req/s ÷ baseline`),
   );
   for (const name of LISTS.filter((l) => !l.startsWith('GET /tools 50 '))) assert.ok(goals.some((r) => r[0] === `${name}: req/s ÷ baseline`), name);
-  for (const goal of [/^GET \/tools\/\{id\}: p99/, /^start: process start to the standard view/, /^start: process start to both views/, /^start: the upstream's first tools\/list page answered to both views served/, /^cold build of the snapshot/, /^list_changed to served/, /^RSS/, /^echo through \/mcp, raw .*: p50 added over the direct call$/, /^echo through \/mcp, raw .*: calls\/s ÷ the direct call's$/, /^node-pack tool .*: calls\/s, events recorded$/, /^node-pack tool .*2 raw clients: toolhost CPU per call/, /^echo, 1 raw client, events\.synchronous: full: calls\/s ÷ the faster proxy's$/, /^echo, 1 raw client, events\.synchronous: normal: calls\/s ÷ the faster proxy's$/, /^echo, 2 raw clients .*: calls\/s ÷ the faster proxy's$/, /^echo, 1 raw client .*: p99 ÷ the lower of the proxies' p99$/, /^idle MCP sessions: JS heap per open idle session/, /^idle MCP sessions: timers per open idle session/]) {
+  for (const goal of [/^GET \/tools\/\{id\}: p99/, /^start: process start to the standard view/, /^start: process start to both views/, /^start: the upstream's first tools\/list page answered to both views served/, /^cold build of the snapshot/, /^list_changed to served/, /^RSS, both views served, list bodies compressed$/, /^RSS, both views served, list bodies compressed, after 1 s idle$/, /^echo through \/mcp, raw .*: p50 added over the direct call$/, /^echo through \/mcp, raw .*: calls\/s ÷ the direct call's$/, /^node-pack tool .*: calls\/s, events recorded$/, /^node-pack tool .*2 raw clients: toolhost CPU per call/, /^echo, 1 raw client, events\.synchronous: full: calls\/s ÷ the faster proxy's$/, /^echo, 1 raw client, events\.synchronous: normal: calls\/s ÷ the faster proxy's$/, /^echo, 2 raw clients .*: calls\/s ÷ the faster proxy's$/, /^echo, 1 raw client .*: p99 ÷ the lower of the proxies' p99$/, /^idle MCP sessions: JS heap per open idle session/, /^idle MCP sessions: timers per open idle session/]) {
     assert.ok(goals.some((r) => goal.test(r[0])), String(goal));
   }
   for (const [name, wanted, measured, load, verdict] of goals) {
