@@ -87,9 +87,7 @@ export class Entry implements ToolEntry, OwnEntry {
     const d = this.tool.descriptor;
     for (const key of SCHEMA_KEYS) {
       const held = jsonTextBytesOf(d, key);
-      if (held === undefined || held.buffer !== before.buffer) continue;
-      const at = held.byteOffset - before.byteOffset;
-      if (at >= 0 && at + held.length <= before.length) holdTextIn(d, key, this.standardBody.bytes.subarray(at, at + held.length));
+      if (held?.bytes === before) holdTextIn(d, key, this.standardBody.bytes, held.start, held.end);
     }
   }
 }
@@ -111,7 +109,7 @@ export function makeEntry(tool: BuiltTool, slabs: EntrySlabs, schemaTexts?: Sche
   const byteAt = (i: number) => (ascii ? i : Buffer.byteLength(json.slice(0, i), 'utf8'));
   for (const key of SCHEMA_KEYS) {
     const range = ranges[key];
-    if (range !== undefined) holdTextIn(tool.descriptor, key, bytes.subarray(byteAt(range[0]), byteAt(range[1])));
+    if (range !== undefined) holdTextIn(tool.descriptor, key, bytes, byteAt(range[0]), byteAt(range[1]));
   }
   return new Entry(tool, body);
 }

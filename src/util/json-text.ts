@@ -30,15 +30,17 @@ import type { JsonObject } from '../contract/descriptor.js';
 
 const SLOTS = Symbol('toolhost.jsonTexts');
 
-/** One value held as text (a string, or the UTF-8 bytes of it), with its latest parse held weakly. */
+/** One value held as text (a string, or its UTF-8 bytes at [start, end) of a buffer), with its latest parse held weakly. */
 interface Slot {
   held: string | Buffer;
+  start: number;
+  end: number;
   parsed?: WeakRef<JsonObject>;
 }
 
 function textOf(slot: Slot): string {
   const held = slot.held;
-  return typeof held === 'string' ? held : held.toString('utf8');
+  return typeof held === 'string' ? held : held.toString('utf8', slot.start, slot.end);
 }
 
 type WithSlots = { [SLOTS]?: Record<string, Slot> };
@@ -75,7 +77,7 @@ function define(target: object, key: string, slot: Slot): void {
  * parse), used while something else still holds it.
  */
 export function setJsonText(target: object, key: string, text: string, parsed?: JsonObject): void {
-  define(target, key, parsed === undefined ? { held: text } : { held: text, parsed: new WeakRef(parsed) });
+  define(target, key, { held: text, start: 0, end: text.length, parsed: parsed === undefined ? undefined : new WeakRef(parsed) });
 }
 
 /** The text `target[key]` is held as, when it is held as text. */
@@ -94,10 +96,9 @@ export function sameJsonText(a: object, b: object, key: string): boolean | undef
   const sb = sa === undefined ? undefined : slotOf(b, key);
   if (sb === undefined) return undefined;
   if (sa === sb) return true;
-  const ha = sa!.held;
-  const hb = sb.held;
-  if (typeof ha !== 'string' && typeof hb !== 'string') return ha.equals(hb);
-  return textOf(sa!) === textOf(sb);
+  const a1 = sa!;
+  if (typeof a1.held !== 'string' && typeof sb.held !== 'string') return a1.end - a1.start === sb.end - sb.start && a1.held.compare(sb.held, sb.start, sb.end, a1.start, a1.end) === 0;
+  return textOf(a1) === textOf(sb);
 }
 
 /** Whether `target[key]` is held as text (without reading the text). */
@@ -105,21 +106,24 @@ export function isJsonText(target: object, key: string): boolean {
   return slotOf(target, key) !== undefined;
 }
 
-/** The bytes `target[key]`'s text is read from, when holdTextIn put it there. */
-export function jsonTextBytesOf(target: object, key: string): Buffer | undefined {
-  const held = slotOf(target, key)?.held;
-  return held === undefined || typeof held === 'string' ? undefined : held;
+/** Where `target[key]`'s text is read from, when holdTextIn put it in bytes: the buffer and the range. */
+export function jsonTextBytesOf(target: object, key: string): { bytes: Buffer; start: number; end: number } | undefined {
+  const slot = slotOf(target, key);
+  return slot === undefined || typeof slot.held === 'string' ? undefined : { bytes: slot.held, start: slot.start, end: slot.end };
 }
 
 /**
- * From now on, `target[key]`'s text is read from `bytes`, which must be its
- * UTF-8 encoding (a range of a serialized descriptor), and no longer held as
- * a string. For every object sharing the slot (copyValue). No-op when the
- * value is not held as text.
+ * From now on, `target[key]`'s text is read from `bytes` between `start`
+ * and `end`, which must be its UTF-8 encoding (in a serialized descriptor),
+ * and no longer held as a string. For every object sharing the slot
+ * (copyValue). No-op when the value is not held as text.
  */
-export function holdTextIn(target: object, key: string, bytes: Buffer): void {
+export function holdTextIn(target: object, key: string, bytes: Buffer, start: number, end: number): void {
   const slot = slotOf(target, key);
-  if (slot !== undefined) slot.held = bytes;
+  if (slot === undefined) return;
+  slot.held = bytes;
+  slot.start = start;
+  slot.end = end;
 }
 
 /** Whether `target[key]` is present, without parsing a value held as text. */

@@ -84,8 +84,9 @@ test('once serialized, the schemas are read from the entry\'s bytes, by the desc
   const bytes = entry.standard.bytes;
   for (const key of ['inputSchema', 'outputSchema'] as const) {
     const held = jsonTextBytesOf(d, key);
-    assert.ok(held !== undefined && held.buffer === bytes.buffer, `${key}: read from the entry's bytes`);
-    assert.equal(jsonTextBytesOf(text, key), held, `${key}: the source's tool reads the same range`);
+    assert.ok(held !== undefined && held.bytes === bytes, `${key}: read from the entry's bytes`);
+    assert.deepEqual(jsonTextBytesOf(text, key), held, `${key}: the source's tool reads the same range`);
+    assert.equal(held.bytes.toString('utf8', held.start, held.end), JSON.stringify(key === 'inputSchema' ? INPUT : OUTPUT));
     assert.equal(jsonTextOf(d, key), JSON.stringify(key === 'inputSchema' ? INPUT : OUTPUT));
   }
   assert.deepEqual(d.inputSchema, INPUT);
@@ -93,12 +94,21 @@ test('once serialized, the schemas are read from the entry\'s bytes, by the desc
   // Serialized again (a rebuild that describes it anew): the same bytes, and the text is read from the newest entry's.
   const again = makeEntry(built, new EntrySlabs());
   assert.equal(again.standard.bytes.toString(), bytes.toString(), 'serialized again from the bytes: the same');
-  assert.equal(jsonTextBytesOf(d, 'inputSchema')?.buffer, again.standard.bytes.buffer);
+  assert.equal(jsonTextBytesOf(d, 'inputSchema')?.bytes, again.standard.bytes);
   assert.equal(sameJson(text, tools('Trouve des éléments — vite.').text), true, 'equal to a fresh read of the same tool');
+  // Two tools both read from bytes (different entries): compared byte for byte.
+  const other = tools('Trouve des éléments — vite.').text;
+  makeEntry(buildCatalog([other], policy).tools[0], new EntrySlabs());
+  assert.ok(jsonTextBytesOf(other, 'inputSchema') !== undefined);
+  assert.equal(sameJson(text, other), true);
+  const changed = tools('Trouve des éléments — vite.').text;
+  setJsonText(changed, 'inputSchema', JSON.stringify({ ...INPUT, required: [] }));
+  makeEntry(buildCatalog([changed], policy).tools[0], new EntrySlabs());
+  assert.equal(sameJson(text, changed), false);
 
   // Moved onto a copy (a joined list): read from there, so the old bytes are not held.
   const copy = Buffer.concat([Buffer.from('['), bytes, Buffer.from(']')]).subarray(1, bytes.length + 1);
   again.moveOnto('standard', copy);
-  assert.equal(jsonTextBytesOf(d, 'inputSchema')?.buffer, copy.buffer);
+  assert.equal(jsonTextBytesOf(d, 'inputSchema')?.bytes, copy);
   assert.deepEqual(d.inputSchema, INPUT);
 });
