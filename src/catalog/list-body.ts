@@ -42,26 +42,27 @@ const COMMA_BYTE = 0x2c;
 export const MAX_LIST_PARTS = 257;
 
 /**
- * Memory laid out as a list's inside: entries one after another, a comma
- * after each (every list joined so far, and the slabs of EntrySlabs). Only
- * runs inside these are taken as parts (a small buffer's neighbour in node's
- * pool is not).
+ * Memory laid out as a list's inside: entries one after another with a
+ * comma between (every list joined so far, and the slabs of EntrySlabs).
+ * Only runs inside these are taken as parts (a small buffer's neighbour in
+ * node's pool is not).
  */
 const joinedLists = new WeakSet<ArrayBufferLike>();
 
-/** The first slab of a build, and the largest: a one-tool refresh takes a few KB, a cold build about one slab per MB. */
+/** A writer's first slab, and its largest: a small catalog takes a few KB, a large one about one slab per MB. */
 const FIRST_SLAB_BYTES = 16 * 1024;
 const MAX_SLAB_BYTES = 1024 * 1024;
 
 /**
- * Where one build writes its new entries' bytes: into slabs, each entry
- * followed by a comma, so the entries of a build made in catalog order are
- * already their list's inside and the list of them is a run per slab
- * (partsOf), never joined. A buffer per entry, freed when the list was
- * joined, left tens of MB of small holes in the C heap at 10,000 tools that
- * the allocator kept (docs/benchmarks.md, "Entries written into slabs").
- * Slabs start small and double, so a refresh of one tool does not hold a
- * megabyte; one that holds a live entry stays alive with it.
+ * Where builds write their new entries' bytes (a writer per kind, handed
+ * from snapshot to snapshot): into slabs, each entry followed by a comma, so
+ * the entries of a build made in catalog order are already their list's
+ * inside and the list of them is a run per slab (partsOf), never joined. A
+ * buffer per entry, freed when the list was joined, left tens of MB of small
+ * holes in the C heap at 10,000 tools that the allocator kept
+ * (docs/benchmarks.md, "RSS: entries written into slabs, …"). Slabs start
+ * small and double up to 1 MB, and a later build fills the current one
+ * before taking another; a slab that holds a live entry stays alive with it.
  */
 export class EntrySlabs {
   private slab?: Buffer;

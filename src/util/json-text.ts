@@ -23,8 +23,8 @@
 // Once the catalog has serialized a descriptor, its schemas' text is also a
 // range of the entry's bytes: `holdTextIn` drops the string and reads the
 // text from there, so 10,000 tools' schemas are not held twice, as strings
-// in the JS heap and as bytes outside it (docs/benchmarks.md, "Schemas read
-// from the entries' bytes"). The slot is shared by the source's RawTool and
+// in the JS heap and as bytes outside it (docs/benchmarks.md, "RSS: entries
+// written into slabs, schemas read from the entries' bytes, …"). The slot is shared by the source's RawTool and
 // the descriptors made from it, so all of them read the bytes.
 import type { JsonObject } from '../contract/descriptor.js';
 
