@@ -24,8 +24,9 @@
 // range of the entry's bytes: `holdTextIn` drops the string and reads the
 // text from there, so 10,000 tools' schemas are not held twice, as strings
 // in the JS heap and as bytes outside it (docs/benchmarks.md, "RSS: entries
-// written into slabs, schemas read from the entries' bytes, …"). The slot is shared by the source's RawTool and
-// the descriptors made from it, so all of them read the bytes.
+// written into slabs, schemas read from the entries' bytes, …"). The slot
+// is shared by the source's RawTool and the descriptors made from it, so
+// all of them read the bytes.
 import type { JsonObject } from '../contract/descriptor.js';
 
 const SLOTS = Symbol('toolhost.jsonTexts');
@@ -94,11 +95,10 @@ export function jsonTextOf(target: object, key: string): string | undefined {
 export function sameJsonText(a: object, b: object, key: string): boolean | undefined {
   const sa = slotOf(a, key);
   const sb = sa === undefined ? undefined : slotOf(b, key);
-  if (sb === undefined) return undefined;
+  if (sa === undefined || sb === undefined) return undefined;
   if (sa === sb) return true;
-  const a1 = sa!;
-  if (typeof a1.held !== 'string' && typeof sb.held !== 'string') return a1.end - a1.start === sb.end - sb.start && a1.held.compare(sb.held, sb.start, sb.end, a1.start, a1.end) === 0;
-  return textOf(a1) === textOf(sb);
+  if (typeof sa.held === 'string' || typeof sb.held === 'string') return textOf(sa) === textOf(sb);
+  return sa.end - sa.start === sb.end - sb.start && sa.held.compare(sb.held, sb.start, sb.end, sa.start, sa.end) === 0;
 }
 
 /** Whether `target[key]` is held as text (without reading the text). */
