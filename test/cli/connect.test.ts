@@ -172,6 +172,28 @@ describe('the bridge forwards a session both ways', { timeout: 60_000 }, () => {
   });
 });
 
+/** The host's open MCP sessions, from its /metrics. */
+async function openSessions(): Promise<number> {
+  const text = await (await fetch(`${host.url}/metrics`)).text();
+  return Number(/^toolhost_mcp_sessions (\d+)/m.exec(text)?.[1]);
+}
+
+describe('a client that goes away without a signal', { timeout: 60_000 }, () => {
+  test('stdin closed: the bridge ends its session on the host and exits', async () => {
+    const child = spawn(process.execPath, [BIN, 'connect', '--url', `${host.url}/mcp`, '--token-env', 'TOOLHOST_TEST_TOKEN'], { env: { ...process.env, TOOLHOST_TEST_TOKEN: KEY }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = once(child, 'exit') as Promise<[number | null]>;
+    // Up and serving: it answers an initialize.
+    const answered = once(child.stdout, 'data');
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'gone', version: '1' } } })}\n`);
+    assert.match(String((await answered)[0]), /"id":1/);
+    const sessionsBefore = await openSessions();
+    child.stdin.end();
+    const [code] = await exited;
+    assert.equal(code, 0);
+    assert.equal(await openSessions(), sessionsBefore - 1, 'its session on the host is ended');
+  });
+});
+
 /** Runs `toolhost connect` as a client would and returns its exit code and stderr once it gives up. */
 async function connectFails(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [BIN, 'connect', ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });

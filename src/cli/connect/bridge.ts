@@ -94,6 +94,9 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     upstream.recapabilize(forwardedCapabilities(server!.getClientCapabilities())).catch((err: unknown) => options.notice(describeFailure(err, options.url.origin).message));
   };
   await server.connect(new StdioServerTransport());
+  // The SDK's stdio transport does not end when stdin does: a client that goes without a signal (it
+  // crashed, or closed the pipe) must not leave the bridge running, holding a session on the host.
+  process.stdin.once('end', () => void server!.close());
   return { closed, close: () => server!.close() };
 }
 
