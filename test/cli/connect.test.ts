@@ -4,7 +4,8 @@
 // in an environment variable; lists, calls a tool that
 // needs approval (answered through the bridge), gets progress and log
 // messages, cancels a running call, and keeps working across a host restart
-// on the same port (the bridge re-initializes and announces list_changed).
+// on the same port (the bridge re-initializes and announces list_changed),
+// and ends its session and exits when its client closes stdin unannounced.
 // Then the one-line failures: a refused credential, a host not running, a
 // server of another protocol version (a fault injected by a tiny HTTP server).
 import assert from 'node:assert/strict';
